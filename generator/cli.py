@@ -1,0 +1,292 @@
+"""Command line: ``python -m generator build|estimate|list|check-content|calibrate``.
+
+The imperative shell: it reads the catalog, calls the engine, prints or writes, and turns every
+user mistake into a one-line message and exit code 2, never a stack trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from generator.content.catalog import Catalog, UnknownName
+from generator.content.hfconfig import ConfigError, load_config
+from generator.content.loader import ContentErrors, load_catalog, parse_file
+from generator.content.schema import Hardware, Model
+from generator.engine.estimate import ScenarioError, estimate
+from generator.engine.params import count_params, declared_mismatch
+from generator.engine.scenario import Scenario, World
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CONTENT = ROOT / "content"
+USER_ERROR = 2
+
+
+class UserError(Exception):
+    """A mistake in the command line or the input files; printed without a traceback."""
+
+
+def world_of(catalog: Catalog) -> World:
+    """The constants the engine needs, taken from the catalog."""
+    return World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+
+
+def resolve_model(catalog: Catalog, ref: str) -> Model:
+    """A catalog slug, or a path to a Hugging Face config.json."""
+    path = Path(ref)
+    if ref.endswith(".json") or path.is_file():
+        if not path.is_file():
+            raise UserError(f"config file not found: {ref}")
+        return load_config(path)
+    return catalog.model(ref)
+
+
+def resolve_hardware(catalog: Catalog, ref: str, content: Path) -> Hardware:
+    """A catalog slug, or a path to a hardware YAML in the catalog schema."""
+    path = Path(ref)
+    if ref.endswith((".yaml", ".yml")) or path.is_file():
+        if not path.is_file():
+            raise UserError(f"hardware file not found: {ref}")
+        problems: list[Any] = []
+        parsed = parse_file(path, Hardware, content, problems)
+        if parsed is None:
+            raise ContentErrors(problems)
+        hw: Hardware = parsed.value
+        return hw
+    return catalog.hw(ref)
+
+
+def default_engine(catalog: Catalog, fmt_family: str, hw: Hardware) -> str:
+    """llama.cpp for GGUF, MLX for MLX files, vLLM for safetensors formats."""
+    return {"gguf": "llama.cpp", "mlx": "mlx"}.get(fmt_family, "vllm")
+
+
+def build_scenario(catalog: Catalog, hw: Hardware, args: argparse.Namespace) -> Scenario:
+    """The scenario named by the command-line options, with engine-aware defaults."""
+    fmt = catalog.format(args.quant)
+    engine = catalog.engine(args.engine or default_engine(catalog, fmt.family.value, hw))
+    kv = catalog.kv_dtype(args.kv_dtype or engine.default_kv_dtype)
+    context = args.context if args.context is not None else catalog.assumptions.default_context
+    try:
+        return Scenario(
+            fmt=fmt, kv=kv, engine=engine, context=context, batch=args.batch, gpus=args.gpus, offload=args.offload
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _gib(n: int | float | None) -> str:
+    return "—" if n is None else f"{n / 1024**3:,.2f} GiB"
+
+
+def _num(v: float | None, unit: str, digits: int = 1) -> str:
+    return "—" if v is None else f"{v:,.{digits}f} {unit}"
+
+
+def human(keys: dict[str, Any], model: Model, hw: Hardware) -> str:
+    """A small aligned table of the estimate."""
+    rows = [
+        (
+            "model",
+            f"{model.name} ({keys['params_total'] / 1e9:,.2f} B params, {keys['params_active'] / 1e9:,.2f} B active)",
+        ),
+        ("hardware", f"{hw.name} × {keys['gpus']}"),
+        (
+            "scenario",
+            f"{keys['quant']} on {keys['engine']}, {keys['context']:,} tokens × {keys['batch']} seq, "
+            f"KV {keys['kv_dtype']}" + (f", {keys['offload']:.0%} offloaded" if keys["offload"] else ""),
+        ),
+        ("weights", _gib(keys["weights_bytes"])),
+        ("KV cache", _gib(keys["kv_cache_bytes"])),
+        ("runtime", _gib(keys["overhead_bytes"])),
+        ("total", f"{_gib(keys['total_bytes'])} of {_gib(keys['usable_bytes'])} usable"),
+        ("verdict", f"{keys['verdict']} ({keys['utilization']:.0%} used, headroom {_gib(keys['headroom_bytes'])})"),
+        ("max context", f"{keys['max_context']:,} tokens"),
+        ("min GPUs", "—" if keys["min_gpus"] is None else str(keys["min_gpus"])),
+        ("decode", _num(keys["decode_tok_s"], "tok/s")),
+        ("prefill", _num(keys["prefill_tok_s"], "tok/s", 0)),
+        ("TTFT", _num(keys["ttft_s"], f"s ({keys['ttft_prompt_tokens']:,}-token prompt)", 2)),
+        ("$ / 1M tokens", _num(keys["usd_per_mtok"], "USD", 2)),
+        ("calibration", keys["calibration"]),
+    ]
+    width = max(len(k) for k, _ in rows)
+    lines = [f"{k.ljust(width)}  {v}" for k, v in rows]
+    lines += [f"warning: {w}" for w in keys["warnings"]]
+    return "\n".join(lines)
+
+
+def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
+    model = resolve_model(catalog, args.model)
+    hw = resolve_hardware(catalog, args.hardware, args.content)
+    sc = build_scenario(catalog, hw, args)
+    est = estimate(model, hw, sc, world_of(catalog))
+    keys = est.keys()
+    print(json.dumps(keys, indent=2, ensure_ascii=False) if args.json else human(keys, model, hw))
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
+    if args.what == "models":
+        items = [
+            {"slug": m.slug, "name": m.name, "hf_id": m.hf_id, "params_total": count_params(m).total}
+            for m in catalog.models.values()
+        ]
+        cols = ("slug", "hf_id")
+    else:
+        items = [
+            {
+                "slug": h.slug,
+                "name": h.name,
+                "vendor": h.vendor,
+                "kind": h.kind.value,
+                "memory_bytes": h.memory_bytes,
+                "bandwidth_gbps": h.bandwidth_gbps,
+            }
+            for h in catalog.hardware.values()
+        ]
+        cols = ("slug", "vendor")
+    if args.json:
+        print(json.dumps(items, indent=2, ensure_ascii=False))
+    else:
+        for item in items:
+            print("  ".join(str(item[c]) for c in cols).ljust(60), item["name"])
+    return 0
+
+
+def content_warnings(catalog: Catalog, today: dt.date, max_price_age_days: int) -> tuple[list[str], list[str]]:
+    """(errors, warnings) beyond schema validation: parameter mismatches, stale prices."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    for m in catalog.models.values():
+        mismatch = declared_mismatch(m, count_params(m))
+        if mismatch is not None and abs(mismatch) > 0.02:
+            errors.append(
+                f"content/models/{m.slug}.yaml: params_total {m.params_total:,} differs from the "
+                f"architecture's {count_params(m).total:,} by {mismatch:+.1%} (over 2%)"
+            )
+    limit = today - dt.timedelta(days=max_price_age_days)
+    for o in catalog.offers:
+        if o.date_seen < limit:
+            warnings.append(
+                f"content/prices/cloud.yaml: {o.provider} {o.instance} price seen {o.date_seen} "
+                f"is older than {max_price_age_days} days"
+            )
+    for p in catalog.api_prices:
+        if p.date_seen < limit:
+            warnings.append(
+                f"content/prices/api.yaml: {p.provider} {p.model} price seen {p.date_seen} "
+                f"is older than {max_price_age_days} days"
+            )
+    return errors, warnings
+
+
+def cmd_check_content(args: argparse.Namespace, catalog: Catalog) -> int:
+    errors, warnings = content_warnings(catalog, dt.date.today(), args.max_price_age_days)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for e in errors:
+        print(f"error: {e}", file=sys.stderr)
+    print(
+        f"{len(catalog.models)} models, {len(catalog.hardware)} hardware, {len(catalog.offers)} cloud offers, "
+        f"{len(catalog.throughput)} measurements: {len(errors)} errors, {len(warnings)} warnings"
+    )
+    return USER_ERROR if errors else 0
+
+
+def cmd_calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.build.calibration import calibration_file, render_calibration
+
+    new = render_calibration(catalog, dt.date.today())
+    path = calibration_file(args.content)
+    if args.check:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        strip = lambda t: "\n".join(x for x in t.splitlines() if not x.startswith("fitted_on:"))  # noqa: E731
+        if strip(old) != strip(new):
+            print(f"{path} is out of date: run `make calibrate`", file=sys.stderr)
+            return 1
+        print(f"{path} matches the measurements")
+        return 0
+    path.write_text(new, encoding="utf-8")
+    print(new, end="")
+    return 0
+
+
+def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.build.writer import build
+
+    summary = build(catalog, args.out, jobs=args.jobs, base_url=args.base_url, content=args.content)
+    print(summary)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser with one sub-command per use case."""
+    p = argparse.ArgumentParser(prog="python -m generator", description=__doc__.splitlines()[0])
+    p.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help="catalog folder (default: content/)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    e = sub.add_parser(
+        "estimate",
+        help="size one model on one accelerator",
+        description="Memory, fit, speed and cost of MODEL on HARDWARE.",
+    )
+    e.add_argument("model", help="catalog slug, or path to a Hugging Face config.json")
+    e.add_argument("hardware", help="catalog slug, or path to a hardware YAML")
+    e.add_argument("--quant", default="Q4_K_M", help="weight format (default Q4_K_M)")
+    e.add_argument("--context", type=int, default=None, help="tokens per sequence (default 8192)")
+    e.add_argument("--batch", type=int, default=1, help="concurrent sequences (default 1)")
+    e.add_argument("--kv-dtype", default=None, help="bf16, fp16, fp8, q8_0 or q4_0 (default: the engine's)")
+    e.add_argument("--engine", default=None, help="llama.cpp, vllm, ollama, mlx or sglang (default: by format)")
+    e.add_argument("--gpus", type=int, default=1, help="number of devices (default 1)")
+    e.add_argument("--offload", type=float, default=0.0, help="fraction of layers in system RAM (llama.cpp)")
+    e.add_argument("--json", action="store_true", help="print the estimate keys as JSON")
+    e.set_defaults(func=cmd_estimate)
+
+    ls = sub.add_parser("list", help="list catalog models or hardware", description="List catalog entries.")
+    ls.add_argument("what", choices=("models", "hardware"))
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.set_defaults(func=cmd_list)
+
+    c = sub.add_parser(
+        "check-content",
+        help="validate the catalog",
+        description="Validate every content file and report mismatches and stale prices.",
+    )
+    c.add_argument("--max-price-age-days", type=int, default=365, help="warn on prices older than this")
+    c.set_defaults(func=cmd_check_content)
+
+    k = sub.add_parser(
+        "calibrate",
+        help="fit speed constants to the measurements",
+        description="Fit the engine's efficiency constants and write content/calibration.yaml.",
+    )
+    k.add_argument("--check", action="store_true", help="fail if the committed file differs from a new fit")
+    k.set_defaults(func=cmd_calibrate, needs_calibration=False)
+
+    b = sub.add_parser("build", help="build the site into dist/", description="Build every output into dist/.")
+    b.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
+    b.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    b.add_argument("--base-url", default="https://sizewise.dev", help="absolute URL of the site root")
+    b.set_defaults(func=cmd_build)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; user mistakes print a message and return 2."""
+    args = parser().parse_args(argv)
+    try:
+        catalog = load_catalog(args.content, require_calibration=getattr(args, "needs_calibration", True))
+        return int(args.func(args, catalog))
+    except ContentErrors as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        print(f"{len(exc.problems)} problem(s) in the content; nothing was written", file=sys.stderr)
+        return USER_ERROR
+    except (UnknownName, ScenarioError, ConfigError, UserError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USER_ERROR

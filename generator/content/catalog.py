@@ -1,0 +1,133 @@
+"""The validated catalog: every record, sorted, with lookups by slug or name. Immutable."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import TypeVar
+
+from generator.content.schema import (
+    ApiPrice,
+    Assumptions,
+    Calibration,
+    CloudOffer,
+    EngineProfile,
+    FileSize,
+    Hardware,
+    KVDtype,
+    Model,
+    QuantFormat,
+    Throughput,
+)
+
+
+class UnknownName(LookupError):
+    """A slug or name that is not in the catalog; carries the closest matches."""
+
+    def __init__(self, what: str, name: str, choices: Iterable[str]) -> None:
+        self.what = what
+        self.name = name
+        self.closest = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.4)
+        hint = f"; did you mean {', '.join(self.closest)}?" if self.closest else ""
+        super().__init__(f"unknown {what} {name!r}{hint}")
+
+
+T = TypeVar("T")
+
+
+def _index(items: Iterable[T], key: str) -> Mapping[str, T]:
+    return MappingProxyType({getattr(i, key): i for i in items})
+
+
+@dataclasses.dataclass(frozen=True)
+class Catalog:
+    """Everything under content/, validated and cross-referenced."""
+
+    models: Mapping[str, Model]
+    hardware: Mapping[str, Hardware]
+    formats: Mapping[str, QuantFormat]
+    kv_dtypes: Mapping[str, KVDtype]
+    engines: Mapping[str, EngineProfile]
+    assumptions: Assumptions
+    calibration: Calibration | None
+    offers: tuple[CloudOffer, ...]
+    api_prices: tuple[ApiPrice, ...]
+    throughput: tuple[Throughput, ...]
+    file_sizes: tuple[FileSize, ...]
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        models: Iterable[Model],
+        hardware: Iterable[Hardware],
+        formats: Iterable[QuantFormat],
+        kv_dtypes: Iterable[KVDtype],
+        engines: Iterable[EngineProfile],
+        assumptions: Assumptions,
+        calibration: Calibration | None,
+        offers: Iterable[CloudOffer] = (),
+        api_prices: Iterable[ApiPrice] = (),
+        throughput: Iterable[Throughput] = (),
+        file_sizes: Iterable[FileSize] = (),
+    ) -> Catalog:
+        """Build a catalog with a deterministic order (slugs sorted; formats as listed)."""
+        return cls(
+            models=_index(sorted(models, key=lambda m: m.slug), "slug"),
+            hardware=_index(sorted(hardware, key=lambda h: h.slug), "slug"),
+            formats=_index(formats, "name"),
+            kv_dtypes=_index(kv_dtypes, "name"),
+            engines=_index(engines, "name"),
+            assumptions=assumptions,
+            calibration=calibration,
+            offers=tuple(sorted(offers, key=lambda o: (o.hardware, o.usd_per_hour / o.gpus, o.provider, o.instance))),
+            api_prices=tuple(sorted(api_prices, key=lambda p: (p.model, p.output_usd_per_mtok, p.provider))),
+            throughput=tuple(throughput),
+            file_sizes=tuple(file_sizes),
+        )
+
+    def model(self, slug: str) -> Model:
+        """The model with this slug, or UnknownName with the closest slugs."""
+        try:
+            return self.models[slug]
+        except KeyError:
+            raise UnknownName("model", slug, self.models) from None
+
+    def hw(self, slug: str) -> Hardware:
+        """The hardware entry with this slug, or UnknownName with the closest slugs."""
+        try:
+            return self.hardware[slug]
+        except KeyError:
+            raise UnknownName("hardware", slug, self.hardware) from None
+
+    def format(self, name: str) -> QuantFormat:
+        """The weight format by name or alias, case-insensitive."""
+        wanted = name.strip().lower()
+        for fmt in self.formats.values():
+            if wanted in (fmt.name.lower(), *(a.lower() for a in fmt.aliases)):
+                return fmt
+        raise UnknownName("format", name, self.formats)
+
+    def kv_dtype(self, name: str) -> KVDtype:
+        """The KV-cache dtype by name."""
+        try:
+            return self.kv_dtypes[name.strip().lower()]
+        except KeyError:
+            raise UnknownName("KV cache dtype", name, self.kv_dtypes) from None
+
+    def engine(self, name: str) -> EngineProfile:
+        """The engine profile by name."""
+        try:
+            return self.engines[name.strip().lower()]
+        except KeyError:
+            raise UnknownName("engine", name, self.engines) from None
+
+    def offers_for(self, hardware_slug: str) -> tuple[CloudOffer, ...]:
+        """Cloud offers for one accelerator, cheapest per GPU-hour first."""
+        return tuple(o for o in self.offers if o.hardware == hardware_slug)
+
+    def api_prices_for(self, model_slug: str) -> tuple[ApiPrice, ...]:
+        """Serverless API prices for one model, cheapest output first."""
+        return tuple(p for p in self.api_prices if p.model == model_slug)

@@ -1,0 +1,390 @@
+"""Read the YAML catalog, validate it, resolve references, and report every problem at once.
+
+The only I/O of the content layer. A problem is a :class:`Problem` naming the file, the line,
+the field and what was expected; :func:`load_catalog` raises :class:`ContentErrors` with all
+of them, never a stack trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from generator.content.catalog import Catalog
+from generator.content.schema import (
+    ApiPrice,
+    Assumptions,
+    Calibration,
+    CloudOffer,
+    EngineProfile,
+    FileSize,
+    Frozen,
+    Hardware,
+    KVDtype,
+    Model,
+    QuantFormat,
+    Throughput,
+)
+
+Loc = tuple[str | int, ...]
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong in the content: where it is and what was expected."""
+
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        field = f" {self.field}:" if self.field else ""
+        return f"{where}:{field} {self.message}"
+
+
+class ContentErrors(Exception):
+    """Raised when the catalog has problems; holds every one of them."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems = sorted(set(problems))
+        super().__init__("\n".join(map(str, self.problems)))
+
+
+class FormatsFile(Frozen):
+    weights: tuple[QuantFormat, ...]
+    kv_cache: tuple[KVDtype, ...]
+    sources: tuple[str, ...] = ()
+
+
+class EnginesFile(Frozen):
+    engines: tuple[EngineProfile, ...]
+
+
+class CloudFile(Frozen):
+    offers: tuple[CloudOffer, ...]
+    sources: tuple[str, ...] = ()
+
+
+class ApiFile(Frozen):
+    prices: tuple[ApiPrice, ...]
+    sources: tuple[str, ...] = ()
+
+
+class MeasurementsFile(Frozen):
+    throughput: tuple[Throughput, ...] = ()
+    file_sizes: tuple[FileSize, ...] = ()
+    sources: tuple[str, ...] = ()
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys instead of keeping the last one."""
+
+
+def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"duplicate key {key!r} (first on line {seen[key] + 1})",
+                key_node.start_mark,
+            )
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _no_duplicates,
+)
+
+
+def _lines(node: yaml.Node, path: Loc = ()) -> Iterator[tuple[Loc, int]]:
+    """Yield (path, 1-based line) for every value in a composed YAML tree."""
+    yield path, node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            yield (*path, key), key_node.start_mark.line + 1
+            for sub, line in _lines(value_node, (*path, key)):
+                if sub != (*path, key):
+                    yield sub, line
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _lines(item, (*path, i))
+
+
+def _tuples(value: Any) -> Any:
+    """YAML lists become tuples, so frozen models can take them in strict mode."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    return value
+
+
+def field_name(loc: Loc) -> str:
+    """``('offers', 3, 'usd_per_hour')`` -> ``offers[3].usd_per_hour``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _expected(err: Mapping[str, Any], model: type[BaseModel], loc: Loc) -> str:
+    kind = err["type"]
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        owner = _owner(model, loc[:-1])
+        allowed = sorted(owner.model_fields) if owner else []
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"unknown field{hint} (allowed: {', '.join(allowed)})"
+    got = err.get("input")
+    shown = repr(got) if not isinstance(got, dict | tuple) else type(got).__name__
+    msg = str(err["msg"])
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    return f"{msg[0].lower()}{msg[1:]} (got {shown})"
+
+
+def _owner(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
+    """The pydantic model that holds the field at ``loc`` (for listing allowed keys)."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return None
+        current = _model_in(field.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _model_in(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclasses.dataclass(frozen=True)
+class Parsed:
+    """A validated record and the lines of its source file, for later cross-reference errors."""
+
+    value: Any
+    file: str
+    lines: Mapping[Loc, int]
+
+    def line(self, loc: Loc) -> int:
+        """Line of the deepest part of ``loc`` present in the file."""
+        for end in range(len(loc), -1, -1):
+            if loc[:end] in self.lines:
+                return self.lines[loc[:end]]
+        return 0
+
+
+def parse_file(path: Path, model: type[T], root: Path, problems: list[Problem]) -> Parsed | None:
+    """Validate one YAML file against ``model``; append problems and return None on failure."""
+    rel = str(path.relative_to(root.parent) if path.is_relative_to(root.parent) else path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(rel, 0, "", f"cannot read file: {exc}"))
+        return None
+    try:
+        node = yaml.compose(text, Loader=_UniqueKeyLoader)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 0
+        what = " ".join(str(x) for x in (exc.context, exc.problem) if x)
+        problems.append(Problem(rel, line, "", f"invalid YAML: {what}"))
+        return None
+    except yaml.YAMLError as exc:
+        problems.append(Problem(rel, 0, "", f"invalid YAML: {exc}"))
+        return None
+    lines = dict(_lines(node)) if node is not None else {}
+    if not isinstance(data, dict):
+        problems.append(
+            Problem(rel, 1, "", f"expected a mapping of fields at the top level, got {type(data).__name__}")
+        )
+        return None
+    try:
+        value = model.model_validate(_tuples(data))
+    except ValidationError as exc:
+        parsed = Parsed(None, rel, lines)
+        for err in exc.errors():
+            loc: Loc = tuple(err["loc"])
+            problems.append(Problem(rel, parsed.line(loc), field_name(loc), _expected(err, model, loc)))
+        return None
+    return Parsed(value, rel, lines)
+
+
+def _yaml_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+
+
+def _one(root: Path, name: str, model: type[T], problems: list[Problem], required: bool = True) -> Parsed | None:
+    path = root / name
+    if not path.exists():
+        if required:
+            problems.append(Problem(f"{root.name}/{name}", 0, "", "required file is missing"))
+        return None
+    return parse_file(path, model, root, problems)
+
+
+def _entries(root: Path, folder: str, model: type[T], problems: list[Problem]) -> list[Parsed]:
+    """Parse one-record-per-file folders; the slug must equal the file name."""
+    out: list[Parsed] = []
+    for path in _yaml_files(root / folder):
+        parsed = parse_file(path, model, root, problems)
+        if parsed is None:
+            continue
+        if parsed.value.slug != path.stem:
+            problems.append(
+                Problem(
+                    parsed.file,
+                    parsed.line(("slug",)),
+                    "slug",
+                    f"slug {parsed.value.slug!r} must equal the file name {path.stem!r}",
+                )
+            )
+        out.append(parsed)
+    return out
+
+
+def _unique(
+    items: list[Parsed], key: Callable[[Any], str], field: str, what: str, problems: list[Problem]
+) -> dict[str, Any]:
+    seen: dict[str, Parsed] = {}
+    for item in items:
+        k = key(item.value)
+        if k in seen:
+            problems.append(
+                Problem(item.file, item.line((field,)), field, f"duplicate {what} {k!r} (also in {seen[k].file})")
+            )
+        else:
+            seen[k] = item
+    return {k: v.value for k, v in seen.items()}
+
+
+def _check_ref(
+    parsed: Parsed, loc: Loc, value: str | None, known: Mapping[str, Any], what: str, problems: list[Problem]
+) -> None:
+    if value is None or value in known:
+        return
+    close = difflib.get_close_matches(value, list(known), n=3)
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    problems.append(Problem(parsed.file, parsed.line(loc), field_name(loc), f"unknown {what} {value!r}{hint}"))
+
+
+def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
+    """Load and cross-check the whole catalog under ``root`` (the content/ folder)."""
+    problems: list[Problem] = []
+    if not root.is_dir():
+        raise ContentErrors([Problem(str(root), 0, "", "content folder not found")])
+    models = _unique(_entries(root, "models", Model, problems), lambda m: m.slug, "slug", "model slug", problems)
+    hardware = _unique(
+        _entries(root, "hardware", Hardware, problems), lambda h: h.slug, "slug", "hardware slug", problems
+    )
+    formats_p = _one(root, "formats.yaml", FormatsFile, problems)
+    engines_p = _one(root, "engines.yaml", EnginesFile, problems)
+    assumptions_p = _one(root, "assumptions.yaml", Assumptions, problems)
+    calibration_p = _one(root, "calibration.yaml", Calibration, problems, required=require_calibration)
+    cloud_p = _one(root, "prices/cloud.yaml", CloudFile, problems, required=False)
+    api_p = _one(root, "prices/api.yaml", ApiFile, problems, required=False)
+    measurement_files = [
+        p
+        for p in (parse_file(path, MeasurementsFile, root, problems) for path in _yaml_files(root / "measurements"))
+        if p is not None
+    ]
+
+    formats: dict[str, QuantFormat] = {}
+    kv_dtypes: dict[str, KVDtype] = {}
+    if formats_p:
+        for i, fmt in enumerate(formats_p.value.weights):
+            for name in (fmt.name, *fmt.aliases):
+                if name.lower() in {f.lower() for f in formats}:
+                    problems.append(
+                        Problem(
+                            formats_p.file,
+                            formats_p.line(("weights", i, "name")),
+                            f"weights[{i}].name",
+                            f"duplicate format name {name!r}",
+                        )
+                    )
+            formats[fmt.name] = fmt
+        kv_dtypes = {k.name: k for k in formats_p.value.kv_cache}
+    engines = {e.name: e for e in engines_p.value.engines} if engines_p else {}
+
+    offers = cloud_p.value.offers if cloud_p else ()
+    if cloud_p:
+        for i, offer in enumerate(offers):
+            _check_ref(cloud_p, ("offers", i, "hardware"), offer.hardware, hardware, "hardware", problems)
+    api_prices = api_p.value.prices if api_p else ()
+    if api_p:
+        for i, price in enumerate(api_prices):
+            _check_ref(api_p, ("prices", i, "model"), price.model, models, "model", problems)
+
+    throughput: list[Throughput] = []
+    file_sizes: list[FileSize] = []
+    format_names = set(formats)
+    for mf in measurement_files:
+        for i, row in enumerate(mf.value.throughput):
+            _check_ref(mf, ("throughput", i, "model"), row.model, models, "model", problems)
+            _check_ref(mf, ("throughput", i, "hardware"), row.hardware, hardware, "hardware", problems)
+            _check_ref(mf, ("throughput", i, "quant"), row.quant, {n: 1 for n in format_names}, "format", problems)
+            if row.model is None and row.params is None:
+                problems.append(
+                    Problem(
+                        mf.file,
+                        mf.line(("throughput", i)),
+                        f"throughput[{i}].params",
+                        "params is required when the model is not in the catalog",
+                    )
+                )
+        for i, size in enumerate(mf.value.file_sizes):
+            _check_ref(mf, ("file_sizes", i, "model"), size.model, models, "model", problems)
+        throughput.extend(mf.value.throughput)
+        file_sizes.extend(mf.value.file_sizes)
+
+    if calibration_p and engines:
+        for i, entry in enumerate(calibration_p.value.entries):
+            _check_ref(calibration_p, ("entries", i, "engine"), entry.engine, engines, "engine", problems)
+
+    if problems:
+        raise ContentErrors(problems)
+    assert formats_p and engines_p and assumptions_p
+    return Catalog.create(
+        models=models.values(),
+        hardware=hardware.values(),
+        formats=formats.values(),
+        kv_dtypes=kv_dtypes.values(),
+        engines=engines.values(),
+        assumptions=assumptions_p.value,
+        calibration=calibration_p.value if calibration_p else None,
+        offers=offers,
+        api_prices=api_prices,
+        throughput=throughput,
+        file_sizes=file_sizes,
+    )

@@ -1,0 +1,58 @@
+"""Cost: renting, buying and powering the hardware, per hour, per month and per million tokens."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from generator.content.schema import ApiPrice, Assumptions, CloudOffer, Hardware
+
+
+@dataclasses.dataclass(frozen=True)
+class Cost:
+    """Money for one scenario; None where no price is known."""
+
+    offer: CloudOffer | None
+    cloud_usd_per_gpu_hour: float | None
+    cloud_usd_per_hour: float | None
+    usd_per_mtok: float | None
+    monthly_usd: float | None
+    buy_usd: float | None
+    power_usd_per_hour: float | None
+    breakeven_months: float | None
+    api: ApiPrice | None
+
+
+def cost(
+    hw: Hardware,
+    gpus: int,
+    aggregate_tok_s: float,
+    offers: tuple[CloudOffer, ...],
+    api_prices: tuple[ApiPrice, ...],
+    a: Assumptions,
+) -> Cost:
+    """Cheapest rental per GPU-hour, $ per 1M output tokens, monthly at ``hours_per_day``, and
+    break-even months of buying instead of renting (rent saved minus electricity)."""
+    mine = [o for o in offers if o.hardware == hw.slug]
+    offer = min(mine, key=lambda o: (o.usd_per_hour / o.gpus, o.provider, o.instance), default=None)
+    per_gpu = offer.usd_per_hour / offer.gpus if offer else None
+    hourly = per_gpu * gpus if per_gpu is not None else None
+    hours_month = a.hours_per_day * a.days_per_month
+    per_mtok = hourly / (aggregate_tok_s * 3600) * 1e6 if hourly is not None and aggregate_tok_s > 0 else None
+    power = hw.tdp_w * gpus / 1000 * a.electricity_usd_per_kwh if hw.tdp_w else None
+    buy = hw.price.usd * gpus if hw.price else None
+    breakeven = None
+    if buy is not None and hourly is not None:
+        saved = (hourly - (power or 0.0)) * hours_month
+        breakeven = buy / saved if saved > 0 else None
+    api = min(api_prices, key=lambda p: (p.output_usd_per_mtok, p.provider), default=None)
+    return Cost(
+        offer=offer,
+        cloud_usd_per_gpu_hour=per_gpu,
+        cloud_usd_per_hour=hourly,
+        usd_per_mtok=per_mtok,
+        monthly_usd=hourly * hours_month if hourly is not None else None,
+        buy_usd=buy,
+        power_usd_per_hour=power,
+        breakeven_months=breakeven,
+        api=api,
+    )

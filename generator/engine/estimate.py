@@ -1,0 +1,196 @@
+"""``estimate(model, hardware, scenario, world) -> Estimate``: the one function every page uses."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import partial
+from typing import Any
+
+from generator.content.schema import Hardware, Model
+from generator.engine.cost import Cost, cost
+from generator.engine.finetune import FineTune, finetune
+from generator.engine.kv import state_bytes_per_seq_layer
+from generator.engine.memory import Memory, largest, memory, tp_valid
+from generator.engine.params import ParamCount, count_params, declared_mismatch, layer_kinds
+from generator.engine.scenario import Scenario, World, calibration_for, hardware_class
+from generator.engine.speed import Speed, speed
+from generator.engine.weights import WeightBytes, weight_bytes
+
+ENGINE_VERSION = "1"
+
+
+class ScenarioError(ValueError):
+    """A scenario this model, hardware and engine cannot run (e.g. a GGUF format on vLLM)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """Everything computed for one model × hardware × scenario, with the inputs that made it."""
+
+    model: Model
+    hardware: Hardware
+    scenario: Scenario
+    params: ParamCount
+    params_mismatch: float | None
+    weights: WeightBytes
+    memory: Memory
+    max_context: int
+    max_batch: int
+    min_gpus: int | None
+    speed: Speed
+    calibration_note: str
+    finetune: tuple[FineTune, FineTune, FineTune]
+    cost: Cost
+    warnings: tuple[str, ...]
+
+    def keys(self) -> dict[str, Any]:
+        """The estimate keys of DESIGN.md (and more): bytes as integers, speeds as floats."""
+        m = self.memory
+        s = self.speed
+        sc = self.scenario
+        qlora, lora, full = self.finetune
+        c = self.cost
+        return {
+            "model": self.model.slug,
+            "hardware": self.hardware.slug,
+            "quant": sc.fmt.name,
+            "engine": sc.engine.name,
+            "kv_dtype": sc.kv.name,
+            "context": sc.context,
+            "batch": sc.batch,
+            "gpus": sc.gpus,
+            "offload": sc.offload,
+            "params_total": self.params.total,
+            "params_active": self.params.active,
+            "params_declared": self.model.params_total,
+            "params_declared_active": self.model.params_active,
+            "weights_bytes": m.weights_bytes,
+            "kv_cache_bytes": m.kv_cache_bytes,
+            "overhead_bytes": m.overhead_bytes,
+            "total_bytes": m.total_bytes,
+            "usable_bytes": m.usable_bytes,
+            "headroom_bytes": m.headroom_bytes,
+            "offload_bytes": m.offload_bytes,
+            "per_gpu_bytes": m.per_gpu_bytes,
+            "usable_per_gpu_bytes": m.usable_per_gpu_bytes,
+            "verdict": m.verdict,
+            "utilization": m.utilization,
+            "effective_bpw": self.weights.effective_bpw,
+            "kv_bytes_per_token": m.kv.bytes_per_token,
+            "state_bytes": m.kv.state_bytes,
+            "max_context": self.max_context,
+            "max_batch": self.max_batch,
+            "min_gpus": self.min_gpus,
+            "decode_tok_s": s.decode_tok_s,
+            "decode_tok_s_aggregate": s.decode_tok_s_aggregate,
+            "prefill_tok_s": s.prefill_tok_s,
+            "ttft_s": s.ttft_s,
+            "ttft_prompt_tokens": s.prompt_tokens,
+            "qlora_bytes": qlora.total_bytes,
+            "lora_bytes": lora.total_bytes,
+            "full_finetune_bytes": full.total_bytes,
+            "cloud_usd_per_hour": c.cloud_usd_per_hour,
+            "usd_per_mtok": c.usd_per_mtok,
+            "monthly_usd": c.monthly_usd,
+            "buy_usd": c.buy_usd,
+            "power_usd_per_hour": c.power_usd_per_hour,
+            "breakeven_months": c.breakeven_months,
+            "api_usd_per_mtok": c.api.output_usd_per_mtok if c.api else None,
+            "calibration": self.calibration_note,
+            "warnings": list(self.warnings),
+        }
+
+
+def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
+    """Raise ScenarioError when the engine cannot run this format, hardware or GPU count."""
+    engine = sc.engine
+    if sc.fmt.family not in engine.formats:
+        served = ", ".join(f.value for f in engine.formats)
+        raise ScenarioError(f"{engine.label} does not load {sc.fmt.name} ({sc.fmt.family.value}); it loads {served}")
+    if hw.kind not in engine.hardware_kinds:
+        raise ScenarioError(f"{engine.label} does not run on {hw.name} ({hw.kind.value})")
+    if sc.kv.name not in (sc.kv.engines or ()) and engine.name not in sc.kv.engines:
+        raise ScenarioError(f"{engine.label} has no {sc.kv.name} KV cache (supported by {', '.join(sc.kv.engines)})")
+    if sc.fmt.moe_only and model.moe is None:
+        raise ScenarioError(f"{sc.fmt.name} quantizes MoE experts; {model.name} is a dense model")
+    if sc.offload and engine.split != "layer":
+        raise ScenarioError(f"{engine.label} does not offload layers to system RAM in this estimate")
+    if not tp_valid(model, engine, sc.gpus):
+        raise ScenarioError(
+            f"{engine.label} cannot split {model.name} over {sc.gpus} devices "
+            f"({model.architecture.num_attention_heads} attention heads, {model.architecture.num_kv_heads} KV heads)"
+        )
+
+
+def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate:
+    """Memory, fit, limits, speed, fine-tuning memory and cost of running ``model`` on ``hw``."""
+    check_scenario(model, hw, sc)
+    a = world.assumptions
+    params = count_params(model)
+    weights = weight_bytes(params, sc.fmt)
+    mem = partial(memory, model, params, weights, hw, sc, a.verdict_tight_fraction)
+    m = mem()
+
+    def fits(**kw: int) -> bool:
+        return mem(**kw).verdict != "oom"
+
+    max_context = largest(lambda c: fits(context=c), 1, model.architecture.max_context)
+    max_batch = largest(lambda b: fits(seqs=b), 1, 4096)
+    min_gpus = next(
+        (
+            g
+            for g in range(1, a.max_gpus + 1)
+            if tp_valid(model, sc.engine, g)
+            and memory(model, params, weights, hw, sc.with_(gpus=g, offload=0.0), a.verdict_tight_fraction).verdict
+            != "oom"
+        ),
+        None,
+    )
+    cal, note = calibration_for(world, sc.engine.name, hardware_class(hw))
+    state_per_seq = sum(state_bytes_per_seq_layer(model, k, sc.engine) for k in layer_kinds(model))
+    spd = speed(
+        model,
+        params,
+        weights,
+        hw,
+        kv_bytes=sc.kv.bytes_per_element,
+        state_bytes_per_seq=state_per_seq,
+        context=sc.context,
+        seqs=sc.batch,
+        gpus=sc.gpus,
+        split=sc.engine.split,
+        tp_efficiency=sc.engine.tensor_parallel_efficiency,
+        allreduce_latency_s=sc.engine.allreduce_latency_s,
+        batch_tokens=sc.engine.batch_tokens,
+        offload=sc.offload,
+        host_bandwidth_gbps=a.host_ram_bandwidth_gbps,
+        prompt_tokens=min(a.ttft_prompt_tokens, sc.context),
+        cal=cal,
+    )
+    warnings = []
+    mismatch = declared_mismatch(model, params)
+    if mismatch is not None and abs(mismatch) > 0.02:
+        warnings.append(
+            f"derived parameters ({params.total:,}) differ from the declared {model.params_total:,} by {mismatch:+.1%}"
+        )
+    if sc.context > model.architecture.max_context:
+        warnings.append(f"context {sc.context:,} exceeds the model's maximum {model.architecture.max_context:,}")
+    if hw.compute_tflops is None:
+        warnings.append(f"{hw.name} has no published dense 16-bit TFLOPS: prefill and TTFT are not estimated")
+    return Estimate(
+        model=model,
+        hardware=hw,
+        scenario=sc,
+        params=params,
+        params_mismatch=mismatch,
+        weights=weights,
+        memory=m,
+        max_context=max(0, max_context),
+        max_batch=max(0, max_batch),
+        min_gpus=min_gpus,
+        speed=spd,
+        calibration_note=note,
+        finetune=finetune(model, params, a),
+        cost=cost(hw, sc.gpus, spd.decode_tok_s_aggregate, world.offers, world.api_prices, a),
+        warnings=tuple(warnings),
+    )

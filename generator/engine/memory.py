@@ -1,0 +1,166 @@
+"""Memory of one scenario on one accelerator: what sits where, what is usable, and whether it fits."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Literal
+
+from generator.content.schema import EngineProfile, Hardware, HardwareKind, Model
+from generator.engine.kv import KVCache, kv_cache
+from generator.engine.params import ParamCount
+from generator.engine.scenario import Scenario
+from generator.engine.weights import WeightBytes
+
+Verdict = Literal["comfortable", "tight", "oom"]
+
+
+def usable_bytes_per_gpu(hw: Hardware, engine: EngineProfile) -> int:
+    """Bytes one device lets the engine use.
+
+    Unified memory: what the GPU may wire by default (Apple's recommendedMaxWorkingSetSize), not
+    all RAM. Discrete: all memory times the engine's reservation (vLLM gpu_memory_utilization).
+    """
+    total = hw.memory_bytes
+    if hw.kind in (HardwareKind.apple_unified, HardwareKind.unified_apu) and hw.gpu_memory_limit_gib:
+        total = round(hw.gpu_memory_limit_gib * 1024**3)
+    return math.floor(total * engine.memory_utilization)
+
+
+def tp_valid(model: Model, engine: EngineProfile, gpus: int) -> bool:
+    """Whether ``gpus`` devices can split this model in this engine.
+
+    Tensor parallel shards attention heads: heads must divide evenly, and KV heads must divide
+    evenly or be replicated a whole number of times. Layer split needs one layer per device.
+    """
+    if gpus == 1:
+        return True
+    a = model.architecture
+    if engine.split == "none":
+        return False
+    if engine.split == "layer":
+        return gpus <= a.num_layers
+    if a.num_attention_heads % gpus:
+        return False
+    if model.attention.mla is not None:
+        return True
+    kv = a.num_kv_heads
+    return kv % gpus == 0 if gpus <= kv else gpus % kv == 0
+
+
+def runtime_bytes_per_gpu(model: Model, engine: EngineProfile, gpus: int, seqs: int) -> int:
+    """Engine overhead on one device: context, workspaces and compute/activation buffers."""
+    a = model.architecture
+    fixed = engine.runtime_bytes_per_gpu + (engine.runtime_bytes_extra_gpu if gpus > 1 else 0)
+    if engine.compute_buffer == "logits_ubatch":
+        # f32 activations and logits of one micro-batch, plus the f32 output buffer per sequence.
+        buffer = engine.batch_tokens * (a.hidden_size + a.vocab_size) * 4 + a.vocab_size * 4 * seqs
+    elif engine.compute_buffer == "activation_profile":
+        buffer = engine.activation_bytes_moe if model.moe else engine.activation_bytes_dense
+    else:
+        buffer = 0
+    return fixed + buffer
+
+
+@dataclasses.dataclass(frozen=True)
+class Memory:
+    """Where every byte of one scenario sits, and the fit verdict."""
+
+    weights_bytes: int
+    weights_host_bytes: int
+    kv: KVCache
+    kv_cache_bytes: int
+    kv_host_bytes: int
+    overhead_bytes: int
+    total_bytes: int
+    per_gpu_bytes: int
+    usable_bytes: int
+    usable_per_gpu_bytes: int
+    verdict: Verdict
+
+    @property
+    def headroom_bytes(self) -> int:
+        """Usable bytes left (negative when it does not fit)."""
+        return self.usable_bytes - self.total_bytes
+
+    @property
+    def utilization(self) -> float:
+        """Fraction of usable memory taken."""
+        return self.total_bytes / self.usable_bytes
+
+    @property
+    def offload_bytes(self) -> int:
+        """Bytes held in host RAM instead of device memory."""
+        return self.weights_host_bytes + self.kv_host_bytes
+
+
+def verdict_for(per_gpu: int, usable_per_gpu: int, tight_fraction: float) -> Verdict:
+    """comfortable under ``tight_fraction`` of usable memory, tight up to all of it, else oom."""
+    if per_gpu > usable_per_gpu:
+        return "oom"
+    return "comfortable" if per_gpu <= tight_fraction * usable_per_gpu else "tight"
+
+
+def memory(
+    model: Model,
+    params: ParamCount,
+    weights: WeightBytes,
+    hw: Hardware,
+    sc: Scenario,
+    tight_fraction: float,
+    context: int | None = None,
+    seqs: int | None = None,
+) -> Memory:
+    """Memory of ``sc`` (optionally at another context or sequence count) on ``sc.gpus`` devices."""
+    ctx = sc.context if context is None else context
+    n_seq = sc.batch if seqs is None else seqs
+    engine = sc.engine
+    g = sc.gpus
+    kv = kv_cache(model, engine, sc.kv.bytes_per_element, ctx, n_seq)
+
+    layered = weights.body + weights.experts + weights.small
+    host_weights = round(layered * sc.offload)
+    if engine.keeps_embeddings_on_host and not weights.tied:
+        host_weights += weights.embedding
+    device_weights = weights.total - host_weights
+
+    # KV of offloaded layers stays with them in host RAM (llama.cpp's default).
+    kv_host = round(kv.total * sc.offload)
+    kv_device = kv.total - kv_host
+    if engine.split == "tensor" and g > 1:
+        # MLA: every rank keeps the whole latent cache; GQA: heads split, replicated past n_kv.
+        share = 1.0 if model.attention.mla is not None else 1 / min(g, model.architecture.num_kv_heads)
+        kv_per_gpu = math.ceil(kv.attention_bytes * (1 - sc.offload) * share + kv.state_bytes * (1 - sc.offload) / g)
+    else:
+        kv_per_gpu = math.ceil(kv_device / g)
+
+    runtime = runtime_bytes_per_gpu(model, engine, g, n_seq)
+    per_gpu = math.ceil(device_weights / g) + kv_per_gpu + runtime
+    usable = usable_bytes_per_gpu(hw, engine)
+    return Memory(
+        weights_bytes=device_weights,
+        weights_host_bytes=host_weights,
+        kv=kv,
+        kv_cache_bytes=kv_per_gpu * g,
+        kv_host_bytes=kv_host,
+        overhead_bytes=runtime * g,
+        total_bytes=device_weights + kv_per_gpu * g + runtime * g,
+        per_gpu_bytes=per_gpu,
+        usable_bytes=usable * g,
+        usable_per_gpu_bytes=usable,
+        verdict=verdict_for(per_gpu, usable, tight_fraction),
+    )
+
+
+def largest(fits: object, lo: int, hi: int) -> int:
+    """Largest n in [lo, hi] with fits(n) true, for a monotone predicate; lo - 1 if none."""
+    check = fits  # typed loosely: a Callable[[int], bool]
+    if not check(lo):  # type: ignore[operator]
+        return lo - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if check(mid):  # type: ignore[operator]
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

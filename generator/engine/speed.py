@@ -1,0 +1,132 @@
+"""Decode and prefill speed: memory-bound decode, compute-bound prefill, with fitted constants."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from generator.content.schema import CalibrationEntry, Hardware, Model
+from generator.engine.kv import kv_read_per_token
+from generator.engine.params import ParamCount, layer_kinds
+from generator.engine.weights import WeightBytes
+
+
+def _attention_width(model: Model) -> int:
+    """Sum over heads of the query-key and value widths: FLOPs per (query, key) pair / 2."""
+    a = model.architecture
+    mla = model.attention.mla
+    if mla is not None:
+        return a.num_attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim)
+    return a.num_attention_heads * a.head_dim * 2
+
+
+def experts_touched_fraction(num_experts: int, k: int, seqs: int) -> float:
+    """Expected fraction of a layer's experts that ``seqs`` tokens route to: 1 − (1 − k/E)^B."""
+    return 1.0 - (1.0 - k / num_experts) ** seqs
+
+
+def attention_flops(model: Model, tokens: int) -> float:
+    """FLOPs of attention scores and weighted sums for a causal prompt of ``tokens``.
+
+    QKᵀ and AV cost 2·d FLOPs per (query, key) pair each; a causal prompt has about N²/2 pairs in
+    a full layer and N·w − w²/2 in a sliding layer of window w. Linear layers add O(N) only.
+    """
+    d = _attention_width(model)
+    n = float(tokens)
+    w = model.attention.sliding_window
+    pairs_full = n * n / 2
+    pairs_sliding = pairs_full if w is None or n <= w else n * w - w * w / 2
+    kinds = layer_kinds(model)
+    return 2 * d * (kinds.count("f") * pairs_full + kinds.count("s") * pairs_sliding)
+
+
+def decode_attention_flops(model: Model, context: int) -> float:
+    """FLOPs of attention for one new token against ``context`` cached tokens."""
+    d = _attention_width(model)
+    w = model.attention.sliding_window or context
+    kinds = layer_kinds(model)
+    return 2.0 * d * (kinds.count("f") * context + kinds.count("s") * min(context, w))
+
+
+def matmul_params(params: ParamCount) -> int:
+    """Parameters multiplied per token (active, without the embedding lookup)."""
+    head = params.output if params.output else params.embedding
+    return params.active - params.embedding - params.output + head
+
+
+@dataclasses.dataclass(frozen=True)
+class Speed:
+    """Speeds for one scenario, and the bytes and FLOPs behind them."""
+
+    decode_tok_s: float
+    decode_tok_s_aggregate: float
+    decode_bytes_per_step: float
+    prefill_tok_s: float | None
+    ttft_s: float | None
+    prompt_tokens: int
+    prompt_flops: float
+    compute_bound: bool
+
+
+def _parallel(gpus: int, split: str, tp_efficiency: float) -> float:
+    """How many devices' bandwidth and compute a step uses at once (layer split: one at a time)."""
+    return gpus * tp_efficiency if split == "tensor" and gpus > 1 else 1.0
+
+
+def speed(
+    model: Model,
+    params: ParamCount,
+    weights: WeightBytes,
+    hw: Hardware,
+    *,
+    kv_bytes: float,
+    state_bytes_per_seq: float,
+    context: int,
+    seqs: int,
+    gpus: int,
+    split: str,
+    tp_efficiency: float,
+    allreduce_latency_s: float,
+    batch_tokens: int,
+    offload: float,
+    host_bandwidth_gbps: float,
+    prompt_tokens: int,
+    cal: CalibrationEntry,
+) -> Speed:
+    """Decode at ``context`` tokens in cache for ``seqs`` sequences, and a ``prompt_tokens`` prefill."""
+    bw = hw.bandwidth_gbps * 1e9 * cal.bandwidth_efficiency * _parallel(gpus, split, tp_efficiency)
+    host_bw = host_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
+    tflops = hw.compute_tflops
+    compute = (tflops or 0.0) * 1e12 * cal.compute_efficiency * _parallel(gpus, split, tp_efficiency)
+
+    moe = model.moe
+    touched = experts_touched_fraction(moe.num_experts, moe.experts_per_token, seqs) if moe else 0.0
+    experts_read = weights.experts * touched
+    head = weights.per_token_read - weights.body - weights.experts_active - weights.small
+    layered_read = weights.body + weights.small + experts_read
+    kv_read = seqs * kv_read_per_token(model, kv_bytes, context, state_bytes_per_seq)
+    device_bytes = head + (layered_read + kv_read) * (1 - offload)
+    host_bytes = (layered_read + kv_read) * offload
+    t_mem = device_bytes / bw + host_bytes / host_bw
+    flops_step = seqs * (2.0 * matmul_params(params) + decode_attention_flops(model, context))
+    t_compute = flops_step / compute if compute else 0.0
+    # Tensor parallel adds two all-reduces per layer to every forward pass.
+    t_comm = 2 * model.architecture.num_layers * allreduce_latency_s if split == "tensor" and gpus > 1 else 0.0
+    t_step = max(t_mem, t_compute) + cal.per_token_latency_s + t_comm
+
+    prompt_flops = 2.0 * matmul_params(params) * prompt_tokens + attention_flops(model, prompt_tokens)
+    passes = math.ceil(prompt_tokens / batch_tokens)
+    all_weights = weights.per_token_read - weights.experts_active + weights.experts
+    t_weights = passes * (all_weights * (1 - offload) / bw + all_weights * offload / host_bw)
+    t_prompt_compute = prompt_flops / compute if compute else math.inf
+    ttft = max(t_prompt_compute, t_weights) + cal.per_token_latency_s + passes * t_comm
+    return Speed(
+        decode_tok_s=1.0 / t_step,
+        decode_tok_s_aggregate=seqs / t_step,
+        decode_bytes_per_step=device_bytes + host_bytes,
+        prefill_tok_s=prompt_tokens / ttft if math.isfinite(ttft) else None,
+        ttft_s=ttft if math.isfinite(ttft) else None,
+        prompt_tokens=prompt_tokens,
+        prompt_flops=prompt_flops,
+        compute_bound=t_compute > t_mem,
+    )

@@ -1,0 +1,39 @@
+"""Shared fixtures: the real catalog, loaded once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.content.catalog import Catalog
+from generator.content.loader import load_catalog
+from generator.engine.scenario import Scenario, World
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "content"
+GIB = 1024**3
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog(CONTENT)
+
+
+@pytest.fixture(scope="session")
+def world(catalog: Catalog) -> World:
+    return World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+
+
+def scenario(
+    catalog: Catalog,
+    quant: str = "Q4_K_M",
+    engine: str = "llama.cpp",
+    kv: str | None = None,
+    context: int = 8192,
+    **kw: object,
+) -> Scenario:
+    eng = catalog.engine(engine)
+    return Scenario(
+        fmt=catalog.format(quant), kv=catalog.kv_dtype(kv or eng.default_kv_dtype), engine=eng, context=context, **kw
+    )  # type: ignore[arg-type]

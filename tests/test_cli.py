@@ -1,0 +1,111 @@
+"""The CLI: estimate JSON keys, config.json input, list, help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from generator.cli import main
+from tests.conftest import GIB, ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures"
+DESIGN_KEYS = {
+    "params_total",
+    "params_active",
+    "weights_bytes",
+    "kv_cache_bytes",
+    "overhead_bytes",
+    "total_bytes",
+    "usable_bytes",
+    "verdict",
+    "max_context",
+    "decode_tok_s",
+    "prefill_tok_s",
+    "ttft_s",
+    "min_gpus",
+}
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_estimate_json_has_the_design_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    keys = run_json(
+        capsys,
+        "estimate",
+        "qwen2-5-coder-32b-instruct",
+        "h100-sxm",
+        "--quant",
+        "Q4_K_M",
+        "--context",
+        "32768",
+        "--kv-dtype",
+        "bf16",
+        "--json",
+    )
+    assert keys.keys() >= DESIGN_KEYS
+    for k in ("params_total", "weights_bytes", "kv_cache_bytes", "overhead_bytes", "total_bytes", "usable_bytes"):
+        assert isinstance(keys[k], int), k
+    assert keys["kv_cache_bytes"] == 8 * GIB
+    assert keys["verdict"] == "comfortable"
+    assert isinstance(keys["decode_tok_s"], float)
+
+
+def test_config_json_path_gives_the_same_estimate(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("h100-sxm", "--quant", "Q4_K_M", "--context", "32768", "--json")
+    from_slug = run_json(capsys, "estimate", "qwen2-5-coder-32b-instruct", *argv)
+    from_file = run_json(capsys, "estimate", str(FIXTURES / "qwen2.5-coder-32b-config.json"), *argv)
+    for key in DESIGN_KEYS:
+        assert from_file[key] == from_slug[key], key
+
+
+def test_multimodal_config_reads_text_config(capsys: pytest.CaptureFixture[str]) -> None:
+    from_file = run_json(
+        capsys, "estimate", str(FIXTURES / "gemma3-multimodal-config.json"), "rtx-4090", "--context", "131072", "--json"
+    )
+    from_slug = run_json(capsys, "estimate", "gemma-3-27b-it", "rtx-4090", "--context", "131072", "--json")
+    assert from_file["kv_cache_bytes"] == from_slug["kv_cache_bytes"]
+    assert from_file["params_total"] == from_slug["params_total"]
+
+
+def test_hardware_yaml_path(capsys: pytest.CaptureFixture[str]) -> None:
+    keys = run_json(capsys, "estimate", "llama-3-1-8b-instruct", str(ROOT / "content/hardware/rtx-4090.yaml"), "--json")
+    assert keys["hardware"] == "rtx-4090"
+
+
+def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
+    models = run_json(capsys, "list", "models", "--json")
+    assert {"slug", "name", "hf_id"} <= set(models[0])  # type: ignore[index]
+    hardware = run_json(capsys, "list", "hardware", "--json")
+    assert {"slug", "name", "vendor", "memory_bytes", "bandwidth_gbps"} <= set(hardware[0])  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["estimate", "llama-3-1-8b-instruct", "rtx-4090", "--quant", "AWQ", "--engine", "llama.cpp"],
+            "llama.cpp does not load AWQ",
+        ),
+        (["estimate", "llama-3-1-8b-instruct", "rtx-4090", "--context", "0"], "context must be at least 1"),
+        (["estimate", "llama-3-1-8b-instruct", "rtx-4090", "--offload", "1.5"], "offload must be a fraction"),
+        (["estimate", "qwen2-5-coder-32b-instruct", "h100-sxm", "--quant", "AWQ", "--gpus", "3"], "cannot split"),
+        (["estimate", "missing/config.json", "h100-sxm"], "config file not found"),
+    ],
+)
+def test_bad_scenarios_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["build", "estimate", "list", "check-content", "calibrate"])
+def test_help(command: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "generator", command, "--help"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert proc.returncode == 0 and "usage:" in proc.stdout

@@ -1,0 +1,109 @@
+"""Bad input: every problem named with file, field and line, all at once, exit code 2, nothing written."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from generator.content.loader import ContentErrors, load_catalog
+from tests.conftest import CONTENT, ROOT
+
+
+@pytest.fixture()
+def content(tmp_path: Path) -> Path:
+    dest = tmp_path / "content"
+    shutil.copytree(CONTENT, dest)
+    return dest
+
+
+def problems(content: Path) -> list[str]:
+    with pytest.raises(ContentErrors) as info:
+        load_catalog(content)
+    return [str(p) for p in info.value.problems]
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_real_catalog_loads(catalog: object) -> None:
+    assert catalog is not None
+
+
+def test_yaml_syntax_error_names_the_line(content: Path) -> None:
+    path = content / "hardware" / "rtx-4090.yaml"
+    lines = path.read_text().splitlines()
+    lines.insert(3, "bad: [unclosed")
+    path.write_text("\n".join(lines) + "\n")
+    found = problems(content)
+    assert len(found) == 1
+    assert found[0].startswith("content/hardware/rtx-4090.yaml:")
+    assert "invalid YAML" in found[0]
+
+
+def test_every_problem_is_reported_in_one_run(content: Path) -> None:
+    edit(content / "hardware" / "rtx-4090.yaml", "bandwidth_gbps: 1008", "bandwidth_gbps: -1008")
+    edit(content / "hardware" / "rtx-3090.yaml", "tdp_w:", "tdp_watts:")
+    edit(content / "models" / "llama-3-1-8b-instruct.yaml", "num_layers: 32", "num_layers: thirty-two")
+    path = content / "models" / "qwen3-30b-a3b.yaml"
+    path.write_text("\n".join(line for line in path.read_text().splitlines() if not line.startswith("license:")))
+    edit(content / "prices" / "cloud.yaml", "hardware: h100-sxm", "hardware: h100-sxn")
+    found = "\n".join(problems(content))
+    assert "rtx-4090.yaml:" in found and "bandwidth_gbps: input should be greater than 0 (got -1008)" in found
+    assert "rtx-3090.yaml:" in found and "tdp_watts: unknown field; did you mean 'tdp_w'?" in found
+    assert (
+        "llama-3-1-8b-instruct.yaml:" in found and "architecture.num_layers: input should be a valid integer" in found
+    )
+    assert "qwen3-30b-a3b.yaml:1: license: required field is missing" in found
+    assert "unknown hardware 'h100-sxn'; closest: h100-sxm" in found
+
+
+def test_line_numbers_point_at_the_field(content: Path) -> None:
+    path = content / "hardware" / "rtx-4090.yaml"
+    edit(path, "bandwidth_gbps: 1008", "bandwidth_gbps: 0")
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("bandwidth_gbps:"))
+    assert any(p.startswith(f"content/hardware/rtx-4090.yaml:{line}: bandwidth_gbps:") for p in problems(content))
+
+
+def test_duplicate_slug_and_file_name_mismatch(content: Path) -> None:
+    shutil.copy(content / "hardware" / "rtx-4090.yaml", content / "hardware" / "rtx-4090-copy.yaml")
+    found = "\n".join(problems(content))
+    assert "slug 'rtx-4090' must equal the file name 'rtx-4090-copy'" in found
+    assert "duplicate hardware slug 'rtx-4090'" in found
+
+
+def test_duplicate_yaml_key(content: Path) -> None:
+    path = content / "hardware" / "rtx-4090.yaml"
+    path.write_text(path.read_text() + "vendor: AMD\n")
+    assert any("duplicate key 'vendor'" in p for p in problems(content))
+
+
+def test_cli_exits_2_without_traceback_and_writes_nothing(content: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    out.mkdir()
+    (out / "keep.txt").write_text("previous build")
+    edit(content / "hardware" / "rtx-4090.yaml", "bandwidth_gbps: 1008", "bandwidth_gbps: fast")
+    proc = subprocess.run(
+        [sys.executable, "-m", "generator", "--content", str(content), "build", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "rtx-4090.yaml" in proc.stderr and "bandwidth_gbps" in proc.stderr
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    assert not list(tmp_path.glob(".dist.tmp-*"))
+
+
+def test_unknown_slug_names_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", "qwen2-5-coder-32b", "h100"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown model 'qwen2-5-coder-32b'; did you mean qwen2-5-coder-32b-instruct" in err

@@ -1,0 +1,202 @@
+"""Hand-checked figures: each expected value is worked out in the comment beside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.content.catalog import Catalog
+from generator.engine.estimate import estimate
+from generator.engine.kv import kv_bytes_per_token_layer, kv_cache, state_bytes_per_seq_layer
+from generator.engine.memory import runtime_bytes_per_gpu, tp_valid, usable_bytes_per_gpu, verdict_for
+from generator.engine.params import count_params
+from generator.engine.speed import experts_touched_fraction
+from generator.engine.weights import body_bpw, weight_bytes
+from tests.conftest import GIB, scenario
+
+MIB = 1024**2
+
+
+@pytest.mark.parametrize(
+    ("slug", "published"),
+    [
+        # safetensors totals of the dense (and one MoE) checkpoints
+        ("qwen2-5-coder-32b-instruct", 32_763_876_352),
+        ("llama-3-1-8b-instruct", 8_030_261_248),
+        ("llama-3-1-70b-instruct", 70_553_706_496),
+        ("mixtral-8x7b-instruct-v0-1", 46_702_792_704),
+        ("qwen3-30b-a3b", 30_532_122_624),
+    ],
+)
+def test_derived_params_equal_published_totals(catalog: Catalog, slug: str, published: int) -> None:
+    assert count_params(catalog.model(slug)).total == published
+
+
+def test_qwen_coder_32b_kv_is_256_kib_per_token_and_8_gib_at_32k(catalog: Catalog) -> None:
+    model = catalog.model("qwen2-5-coder-32b-instruct")
+    # 2 (K and V) × 8 KV heads × 128 head_dim × 2 bytes = 4096 B per layer; × 64 layers = 256 KiB
+    assert kv_bytes_per_token_layer(model, 2) * 64 == 256 * 1024
+    for engine in ("llama.cpp", "vllm"):
+        kv = kv_cache(model, catalog.engine(engine), 2, 32_768, 1)
+        assert kv.attention_bytes == 8 * GIB  # 256 KiB × 32,768 tokens, already a multiple of 16 and 256
+
+
+def test_gemma3_sliding_window_kv_is_far_below_naive(catalog: Catalog) -> None:
+    model = catalog.model("gemma-3-27b-it")
+    # per layer per token: 2 × 16 × 128 × 2 = 8 KiB. 62 layers at pattern 5 local : 1 global → 10 global.
+    kv = kv_cache(model, catalog.engine("llama.cpp"), 2, 131_072, 1)
+    global_bytes = 10 * 8 * 1024 * 131_072  # 10 GiB
+    local_bytes = 52 * 8 * 1024 * 1536  # llama.cpp: pad256(min(131072, 1024 + 512)) = 1536 cells
+    assert kv.attention_bytes == global_bytes + local_bytes
+    naive = 62 * 8 * 1024 * 131_072  # 62 GiB if every layer were global
+    assert kv.attention_bytes < 0.18 * naive
+
+
+def test_deepseek_v3_mla_kv_is_the_latent_not_per_head(catalog: Catalog) -> None:
+    model = catalog.model("deepseek-v3")
+    # (kv_lora_rank 512 + rope 64) × 2 bytes = 1152 B per layer, no ×2; × 61 layers = 70,272 B (68.6 KiB)
+    assert kv_bytes_per_token_layer(model, 2) == 1152
+    kv = kv_cache(model, catalog.engine("vllm"), 2, 32_768, 1)
+    assert kv.attention_bytes == 70_272 * 32_768  # 2.14 GiB
+    naive_per_head = 61 * 128 * (192 + 128) * 2 * 32_768  # decompressed K/V per head
+    assert kv.attention_bytes < naive_per_head / 50
+
+
+def test_gpt_oss_kv_per_token_matches_vllm(catalog: Catalog) -> None:
+    model = catalog.model("gpt-oss-120b")
+    # 36 layers × 2 × 8 × 64 × 2 B = 73,728 B per token, what vLLM counts (hf-mem #60)
+    assert kv_bytes_per_token_layer(model, 2) * 36 == 73_728
+    kv = kv_cache(model, catalog.engine("vllm"), 2, 131_072, 1)
+    # 18 full layers hold the context; 18 sliding layers hold window − 1 + 8192 batched tokens, in 16s, + 1 block
+    full = 18 * 2048 * 131_072
+    sliding = 18 * 2048 * (8320 + 16)  # pad16(128 − 1 + 8192) = 8320
+    assert kv.attention_bytes == full + sliding
+
+
+def test_qwen3_next_linear_state_per_sequence(catalog: Catalog) -> None:
+    model = catalog.model("qwen3-next-80b-a3b-instruct")
+    vllm = catalog.engine("vllm")
+    # conv: (2·16·128 + 32·128) × (4 − 1) × 2 B = 49,152; ssm: 32 × 128 × 128 × 4 B = 2,097,152
+    assert state_bytes_per_seq_layer(model, "l", vllm) == 49_152 + 2_097_152
+    kv = kv_cache(model, vllm, 2, 262_144, 2)
+    assert kv.state_bytes == 2 * 36 * (49_152 + 2_097_152)  # 36 linear layers, 2 sequences (~74 MiB each)
+    # 12 full layers × 2 × 2 KV heads × 256 × 2 B = 24 KiB per token
+    assert kv.bytes_per_token == 24 * 1024
+    assert kv.attention_bytes == 2 * 24 * 1024 * 262_144
+
+
+def test_q4_k_m_reproduces_the_llama3_8b_file(catalog: Catalog) -> None:
+    fmt = catalog.format("Q4_K_M")
+    w = weight_bytes(count_params(catalog.model("llama-3-1-8b-instruct")), fmt)
+    # llama-quantize prints 4.58 GiB for Llama-3-8B Q4_K_M; same shapes as 3.1-8B
+    assert w.total / GIB == pytest.approx(4.58, abs=0.01)
+    assert body_bpw(fmt) == pytest.approx(4.805, abs=0.005)
+
+
+def test_block_formats_are_exact(catalog: Catalog) -> None:
+    assert catalog.format("Q8_0").bits_per_weight == 34 * 8 / 32
+    assert catalog.format("Q6_K").bits_per_weight == 210 * 8 / 256
+    assert catalog.format("IQ4_XS").bits_per_weight == 136 * 8 / 256
+    assert catalog.kv_dtype("q8_0").bytes_per_element == 34 / 32
+    assert catalog.kv_dtype("q4_0").bytes_per_element == 18 / 32
+
+
+def test_llama_cpp_compute_buffer_matches_its_log(catalog: Catalog) -> None:
+    model = catalog.model("llama-3-1-8b-instruct")
+    eng = catalog.engine("llama.cpp")
+    buffer = runtime_bytes_per_gpu(model, eng, 1, 1) - eng.runtime_bytes_per_gpu
+    # "compute buffer size = 258.50 MiB" + "output buffer size = 0.49 MiB" for Llama-3-8B, n_ubatch 512
+    assert buffer == 512 * (4096 + 128_256) * 4 + 128_256 * 4
+    assert round(512 * (4096 + 128_256) * 4 / MIB, 2) == 258.50
+
+
+def test_usable_memory_rules(catalog: Catalog) -> None:
+    h100 = catalog.hw("h100-sxm")
+    assert usable_bytes_per_gpu(h100, catalog.engine("llama.cpp")) == 80 * GIB
+    assert usable_bytes_per_gpu(h100, catalog.engine("vllm")) == int(80 * GIB * 0.9)
+    mac = catalog.hw("apple-m4-max-40c-128gb")
+    assert mac.gpu_memory_limit_gib is not None
+    assert usable_bytes_per_gpu(mac, catalog.engine("llama.cpp")) == round(mac.gpu_memory_limit_gib * GIB)
+    assert usable_bytes_per_gpu(mac, catalog.engine("llama.cpp")) < mac.memory_bytes
+
+
+def test_verdict_thresholds() -> None:
+    assert verdict_for(90, 100, 0.9) == "comfortable"
+    assert verdict_for(91, 100, 0.9) == "tight"
+    assert verdict_for(100, 100, 0.9) == "tight"
+    assert verdict_for(101, 100, 0.9) == "oom"
+
+
+def test_experts_touched_grow_with_batch() -> None:
+    # E = 128, k = 8: B = 8 → 52 distinct experts, B = 32 → 113 (FORMULAS.md)
+    assert round(128 * experts_touched_fraction(128, 8, 8)) == 52
+    assert round(128 * experts_touched_fraction(128, 8, 32)) == 113
+    assert experts_touched_fraction(128, 8, 1) == 8 / 128
+
+
+def test_tensor_parallel_must_divide_heads(catalog: Catalog) -> None:
+    model = catalog.model("qwen2-5-coder-32b-instruct")  # 40 heads, 8 KV heads
+    vllm = catalog.engine("vllm")
+    assert [g for g in range(1, 17) if tp_valid(model, vllm, g)] == [1, 2, 4, 8]
+    assert tp_valid(model, catalog.engine("llama.cpp"), 3)  # layer split has no such rule
+
+
+def test_estimate_qwen_coder_on_h100(catalog: Catalog, world: object) -> None:
+    est = estimate(
+        catalog.model("qwen2-5-coder-32b-instruct"),
+        catalog.hw("h100-sxm"),
+        scenario(catalog, context=32_768, kv="bf16"),
+        world,
+    )  # type: ignore[arg-type]
+    keys = est.keys()
+    assert keys["kv_cache_bytes"] == 8 * GIB
+    assert keys["params_total"] == 32_763_876_352
+    assert keys["total_bytes"] == keys["weights_bytes"] + keys["kv_cache_bytes"] + keys["overhead_bytes"]
+    assert keys["verdict"] == "comfortable"
+    assert keys["max_context"] == 32_768  # the model's own maximum; memory allows more
+    assert keys["min_gpus"] == 1
+    # decode reads ~18 GiB per token on 3.35 TB/s: below the 186 tok/s roofline, above a third of it
+    roofline = 3350e9 / est.weights.per_token_read
+    assert roofline / 3 < keys["decode_tok_s"] < roofline
+
+
+def test_moe_decodes_faster_than_dense_of_same_size(catalog: Catalog, world: object) -> None:
+    hw = catalog.hw("rtx-pro-6000-blackwell")
+    sc = scenario(catalog)
+    moe = estimate(catalog.model("qwen3-30b-a3b"), hw, sc, world).keys()  # type: ignore[arg-type]
+    dense = estimate(catalog.model("qwen2-5-coder-32b-instruct"), hw, sc, world).keys()  # type: ignore[arg-type]
+    assert moe["weights_bytes"] > 0.8 * dense["weights_bytes"]
+    assert moe["decode_tok_s"] > 3 * dense["decode_tok_s"]
+
+
+def test_layer_split_does_not_speed_decode_but_tensor_parallel_does(catalog: Catalog, world: object) -> None:
+    model = catalog.model("llama-3-1-70b-instruct")
+    hw = catalog.hw("a100-80gb-sxm")
+    one = estimate(model, hw, scenario(catalog, gpus=1), world).speed.decode_tok_s  # type: ignore[arg-type]
+    two = estimate(model, hw, scenario(catalog, gpus=2), world).speed.decode_tok_s  # type: ignore[arg-type]
+    assert two == pytest.approx(one, rel=1e-9)
+    tp1 = estimate(model, hw, scenario(catalog, "AWQ", "vllm"), world).speed.decode_tok_s  # type: ignore[arg-type]
+    tp2 = estimate(model, hw, scenario(catalog, "AWQ", "vllm", gpus=2), world).speed.decode_tok_s  # type: ignore[arg-type]
+    assert tp1 < tp2 < 2 * tp1
+
+
+def test_finetune_accounting(catalog: Catalog, world: object) -> None:
+    model = catalog.model("llama-3-1-8b-instruct")
+    est = estimate(model, catalog.hw("rtx-4090"), scenario(catalog), world)  # type: ignore[arg-type]
+    qlora, lora, full = est.finetune
+    p = 8_030_261_248
+    assert full.trainable_bytes == 16 * p  # 2 + 2 + 12 bytes per parameter
+    assert lora.weights_bytes == 2 * p
+    # LoRA r=16 on q,k,v,o (4096→4096, 4096→1024 ×2, 4096→4096) and gate/up/down (4096↔14336), 32 layers
+    per_layer = 16 * ((4096 + 4096) * 2 + (4096 + 1024) * 2) + 16 * 3 * (4096 + 14_336)
+    assert lora.trainable_params == 32 * per_layer
+    assert qlora.total_bytes < lora.total_bytes < full.total_bytes
+    assert 4 * GIB < qlora.total_bytes < 10 * GIB  # Unsloth's "absolute minimum" for 8B QLoRA is ~6 GB
+
+
+def test_cost_per_million_tokens(catalog: Catalog, world: object) -> None:
+    est = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.hw("h100-sxm"), scenario(catalog), world)  # type: ignore[arg-type]
+    c = est.cost
+    assert c.offer is not None and c.cloud_usd_per_hour is not None and c.usd_per_mtok is not None
+    assert c.cloud_usd_per_hour == pytest.approx(c.offer.usd_per_hour / c.offer.gpus)
+    assert c.usd_per_mtok == pytest.approx(c.cloud_usd_per_hour / (est.speed.decode_tok_s_aggregate * 3600) * 1e6)
+    assert all(o.usd_per_hour / o.gpus >= c.cloud_usd_per_hour for o in catalog.offers_for("h100-sxm"))
