@@ -37,3 +37,20 @@ def scenario(
     return Scenario(
         fmt=catalog.format(quant), kv=catalog.kv_dtype(kv or eng.default_kv_dtype), engine=eng, context=context, **kw
     )  # type: ignore[arg-type]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the engine's median error against the measurement set at the end of every run."""
+    import statistics
+
+    from generator.engine.calibrate import abs_errors, points
+
+    cat = load_catalog(CONTENT)
+    if cat.calibration is None:
+        return
+    pts = points(cat.throughput, cat.models, cat.hardware, cat.formats)
+    dec, pre = abs_errors(pts, cat.calibration.entries)
+    terminalreporter.write_line(
+        f"sizing engine vs measurements (in-sample): decode median |error| {statistics.median(dec):.1%} "
+        f"over {len(dec)} rows, prefill {statistics.median(pre):.1%} over {len(pre)} rows"
+    )

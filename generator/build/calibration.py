@@ -32,7 +32,7 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
     rows = [p.row.model_dump(mode="json") for p in pts]
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
     data = {
-        "fitted_on": today.isoformat(),
+        "fitted_on": today,
         "measurements_sha256": digest,
         "method": METHOD,
         "decode_median_abs_error": round(statistics.median(dec), 4) if dec else None,

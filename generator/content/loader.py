@@ -253,12 +253,16 @@ def _one(root: Path, name: str, model: type[T], problems: list[Problem], require
     return parse_file(path, model, root, problems)
 
 
-def _entries(root: Path, folder: str, model: type[T], problems: list[Problem]) -> list[Parsed]:
-    """Parse one-record-per-file folders; the slug must equal the file name."""
+def _entries(root: Path, folder: str, model: type[T], problems: list[Problem], broken: set[str]) -> list[Parsed]:
+    """Parse one-record-per-file folders; the slug must equal the file name.
+
+    Files that fail go into ``broken`` so references to them are not reported a second time.
+    """
     out: list[Parsed] = []
     for path in _yaml_files(root / folder):
         parsed = parse_file(path, model, root, problems)
         if parsed is None:
+            broken.add(path.stem)
             continue
         if parsed.value.slug != path.stem:
             problems.append(
@@ -303,14 +307,20 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     problems: list[Problem] = []
     if not root.is_dir():
         raise ContentErrors([Problem(str(root), 0, "", "content folder not found")])
-    models = _unique(_entries(root, "models", Model, problems), lambda m: m.slug, "slug", "model slug", problems)
-    hardware = _unique(
-        _entries(root, "hardware", Hardware, problems), lambda h: h.slug, "slug", "hardware slug", problems
+    broken: set[str] = set()
+    models = _unique(
+        _entries(root, "models", Model, problems, broken), lambda m: m.slug, "slug", "model slug", problems
     )
+    hardware = _unique(
+        _entries(root, "hardware", Hardware, problems, broken), lambda h: h.slug, "slug", "hardware slug", problems
+    )
+    known_models = {**dict.fromkeys(broken), **models}
+    known_hardware = {**dict.fromkeys(broken), **hardware}
     formats_p = _one(root, "formats.yaml", FormatsFile, problems)
     engines_p = _one(root, "engines.yaml", EnginesFile, problems)
     assumptions_p = _one(root, "assumptions.yaml", Assumptions, problems)
-    calibration_p = _one(root, "calibration.yaml", Calibration, problems, required=require_calibration)
+    # `make calibrate` writes this file, so it must not need (or trust) the previous one.
+    calibration_p = _one(root, "calibration.yaml", Calibration, problems) if require_calibration else None
     cloud_p = _one(root, "prices/cloud.yaml", CloudFile, problems, required=False)
     api_p = _one(root, "prices/api.yaml", ApiFile, problems, required=False)
     measurement_files = [
@@ -340,19 +350,19 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     offers = cloud_p.value.offers if cloud_p else ()
     if cloud_p:
         for i, offer in enumerate(offers):
-            _check_ref(cloud_p, ("offers", i, "hardware"), offer.hardware, hardware, "hardware", problems)
+            _check_ref(cloud_p, ("offers", i, "hardware"), offer.hardware, known_hardware, "hardware", problems)
     api_prices = api_p.value.prices if api_p else ()
     if api_p:
         for i, price in enumerate(api_prices):
-            _check_ref(api_p, ("prices", i, "model"), price.model, models, "model", problems)
+            _check_ref(api_p, ("prices", i, "model"), price.model, known_models, "model", problems)
 
     throughput: list[Throughput] = []
     file_sizes: list[FileSize] = []
     format_names = set(formats)
     for mf in measurement_files:
         for i, row in enumerate(mf.value.throughput):
-            _check_ref(mf, ("throughput", i, "model"), row.model, models, "model", problems)
-            _check_ref(mf, ("throughput", i, "hardware"), row.hardware, hardware, "hardware", problems)
+            _check_ref(mf, ("throughput", i, "model"), row.model, known_models, "model", problems)
+            _check_ref(mf, ("throughput", i, "hardware"), row.hardware, known_hardware, "hardware", problems)
             _check_ref(mf, ("throughput", i, "quant"), row.quant, {n: 1 for n in format_names}, "format", problems)
             if row.model is None and row.params is None:
                 problems.append(
@@ -364,7 +374,7 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
                     )
                 )
         for i, size in enumerate(mf.value.file_sizes):
-            _check_ref(mf, ("file_sizes", i, "model"), size.model, models, "model", problems)
+            _check_ref(mf, ("file_sizes", i, "model"), size.model, known_models, "model", problems)
         throughput.extend(mf.value.throughput)
         file_sizes.extend(mf.value.file_sizes)
 

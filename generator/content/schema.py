@@ -353,6 +353,7 @@ class Throughput(Frozen):
     batch: PositiveInt = 1
     gpus: PositiveInt = 1
     date: dt.date | None = None
+    outlier: bool = False
     source: Source
     notes: str = ""
 

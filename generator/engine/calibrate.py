@@ -71,9 +71,11 @@ def points(
     for row in rows:
         hw = hardware.get(row.hardware)
         fmt = formats.get(row.quant)
-        if hw is None or fmt is None or row.gpus != 1 or row.batch != 1:
+        if hw is None or fmt is None or row.gpus != 1 or row.batch != 1 or row.outlier:
             continue
         model = models.get(row.model) if row.model else None
+        if model is None and fmt.moe_only:
+            continue  # an MoE outside the catalog: its active bytes per token are unknown
         decode = row.test.startswith(("tg", "decode"))
         if decode:
             b = _bytes_per_token(row, model, fmt)

@@ -56,14 +56,18 @@ class World:
 
 
 def hardware_class(hw: Hardware) -> str:
-    """Calibration class of an accelerator: apple, apu, npu, or <vendor>-gpu."""
+    """Calibration class of an accelerator: apple, apu, npu, or <vendor>-<kind> for GPUs.
+
+    GPU kinds stay apart: GeForce cards run FP16 matmuls with FP16 accumulation at twice the
+    datasheet's FP32-accumulate rate, and datacenter parts reach a smaller share of theirs.
+    """
     if hw.kind is HardwareKind.apple_unified:
         return "apple"
     if hw.kind is HardwareKind.unified_apu:
         return "apu"
     if hw.kind is HardwareKind.npu:
         return "npu"
-    return f"{hw.vendor.lower().split()[0]}-gpu"
+    return f"{hw.vendor.lower().split()[0]}-{hw.kind.value}"
 
 
 # Engines that run llama.cpp's kernels share its calibration when they have none of their own.
