@@ -6,7 +6,7 @@ import dataclasses
 from functools import partial
 from typing import Any
 
-from generator.content.schema import Hardware, Model
+from generator.content.schema import Hardware, HardwareKind, Model
 from generator.engine.cost import Cost, cost
 from generator.engine.finetune import FineTune, finetune
 from generator.engine.kv import state_bytes_per_seq_layer
@@ -175,6 +175,11 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate
         )
     if sc.context > model.architecture.max_context:
         warnings.append(f"context {sc.context:,} exceeds the model's maximum {model.architecture.max_context:,}")
+    if hw.kind in (HardwareKind.apple_unified, HardwareKind.unified_apu) and hw.gpu_memory_limit_gib is None:
+        warnings.append(
+            f"{hw.name}: no sourced GPU memory limit; all {hw.memory_bytes / 1024**3:,.0f} GiB counted as usable, "
+            "though the OS keeps part of it by default"
+        )
     if hw.compute_tflops is None:
         warnings.append(f"{hw.name} has no published dense 16-bit TFLOPS: prefill and TTFT are not estimated")
     return Estimate(
