@@ -131,25 +131,12 @@ def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
 
 
 def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.build.writer import hardware_summaries, model_summaries
+
     if args.what == "models":
-        items = [
-            {"slug": m.slug, "name": m.name, "hf_id": m.hf_id, "params_total": count_params(m).total}
-            for m in catalog.models.values()
-        ]
-        cols = ("slug", "hf_id")
+        items, cols = model_summaries(catalog), ("slug", "hf_id")
     else:
-        items = [
-            {
-                "slug": h.slug,
-                "name": h.name,
-                "vendor": h.vendor,
-                "kind": h.kind.value,
-                "memory_bytes": h.memory_bytes,
-                "bandwidth_gbps": h.bandwidth_gbps,
-            }
-            for h in catalog.hardware.values()
-        ]
-        cols = ("slug", "vendor")
+        items, cols = hardware_summaries(catalog), ("slug", "vendor")
     if args.json:
         print(json.dumps(items, indent=2, ensure_ascii=False))
     else:

@@ -57,19 +57,17 @@ def dump(data: Any) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode()
 
 
-def index_output(catalog: Catalog) -> tuple[str, bytes]:
-    """The API index: every model and hardware with key specs and URLs."""
-    models = [
-        {
-            "slug": m.slug,
-            "name": m.name,
-            "hf_id": m.hf_id,
-            "params_total": count_params(m).total,
-            "pairs": f"/api/v1/pairs/{m.slug}/",
-        }
+def model_summaries(catalog: Catalog) -> list[dict[str, Any]]:
+    """Every model with its slug, name, Hugging Face id and derived parameter count."""
+    return [
+        {"slug": m.slug, "name": m.name, "hf_id": m.hf_id, "params_total": count_params(m).total}
         for m in catalog.models.values()
     ]
-    hardware = [
+
+
+def hardware_summaries(catalog: Catalog) -> list[dict[str, Any]]:
+    """Every accelerator with its key specs."""
+    return [
         {
             "slug": h.slug,
             "name": h.name,
@@ -80,7 +78,13 @@ def index_output(catalog: Catalog) -> tuple[str, bytes]:
         }
         for h in catalog.hardware.values()
     ]
-    return "api/v1/index.json", dump({"engine_version": ENGINE_VERSION, "models": models, "hardware": hardware})
+
+
+def index_output(catalog: Catalog) -> tuple[str, bytes]:
+    """The API index: every model and hardware with key specs and where its pairs are."""
+    models = [{**m, "pairs": f"/api/v1/pairs/{m['slug']}/"} for m in model_summaries(catalog)]
+    data = {"engine_version": ENGINE_VERSION, "models": models, "hardware": hardware_summaries(catalog)}
+    return "api/v1/index.json", dump(data)
 
 
 def _init(content: str) -> None:
