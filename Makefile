@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: build test lint typecheck check-content calibrate clean
+.PHONY: build test lint typecheck check-content calibrate clean i18n serve golden
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,19 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(PY) -m mypy
+
+i18n: $(STAMP)
+	$(PY) -m babel.messages.frontend extract -F babel.cfg -k _ -k ngettext:1,2 --no-location --sort-output --omit-header -o locales/messages.pot .
+	for l in fr zh; do \
+	  if [ -f locales/$$l/LC_MESSAGES/messages.po ]; then \
+	    $(PY) -m babel.messages.frontend update -i locales/messages.pot -d locales -l $$l --no-fuzzy-matching; \
+	  else \
+	    $(PY) -m babel.messages.frontend init -i locales/messages.pot -d locales -l $$l; \
+	  fi; \
+	done
+
+serve: $(STAMP)
+	$(PY) -m generator serve
 
 calibrate: $(STAMP)
 	$(PY) -m generator calibrate

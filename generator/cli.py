@@ -10,6 +10,7 @@ import argparse
 import datetime as dt
 import json
 import sys
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from generator.content.schema import Hardware, Model
 from generator.engine.estimate import ScenarioError, estimate
 from generator.engine.params import count_params, declared_mismatch
 from generator.engine.scenario import Scenario, World
+from generator.site.i18n import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONTENT = ROOT / "content"
@@ -203,10 +205,26 @@ def cmd_calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
+def site_config() -> dict[str, Any]:
+    """Settings from site.toml at the repository root."""
+    path = ROOT / "site.toml"
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: {exc}") from None
+
+
 def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
     from generator.build.writer import build
 
-    summary = build(catalog, args.out, jobs=args.jobs, base_url=args.base_url, content=args.content)
+    langs = (args.locale,) if args.locale else LANGS
+    base_url = args.base_url or site_config().get("base_url", "")
+    if not str(base_url).startswith(("http://", "https://")):
+        raise UserError(f"--base-url must be an absolute http(s) URL, got {base_url!r}")
+    summary = build(catalog, args.out, jobs=args.jobs, base_url=base_url, content=args.content, langs=langs)
     print(summary)
     return 0
 
@@ -258,7 +276,8 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="build the site into dist/", description="Build every output into dist/.")
     b.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
     b.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
-    b.add_argument("--base-url", default="https://sizewise.dev", help="absolute URL of the site root")
+    b.add_argument("--base-url", default=None, help="absolute URL of the site root (default: site.toml)")
+    b.add_argument("--locale", choices=LANGS, default=None, help="build one language only")
     b.set_defaults(func=cmd_build)
     return p
 

@@ -1,55 +1,64 @@
-"""Build dist/: every output computed first, then written into a temporary folder swapped in atomically.
+"""Build dist/: plan every output, compute each pair once, render in parallel, swap the folder in atomically.
 
-Until the site lands this writes the JSON of every estimate: one file per model × hardware pair
-for the default scenario, plus an index. Work is spread over processes by model; each worker
-loads the catalog once.
+Phase 1 runs per model in worker processes: the model's pairs are computed once and give its pair
+pages (three languages), pair JSON, model pages, model JSON and badge. Phase 2 runs in the main
+process on the small per-hardware rows phase 1 returns: hardware pages and JSON, indexes, the
+methodology, sitemaps, robots.txt, _headers and the fingerprinted assets. Every path is checked
+for duplicates before anything is written, and everything lands in a temporary sibling of
+``dist/`` that replaces it with two renames.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
-from generator.engine.estimate import ENGINE_VERSION, estimate
+from generator.engine.estimate import ENGINE_VERSION
 from generator.engine.params import count_params
-from generator.engine.scenario import Scenario, World
+from generator.engine.weights import weight_bytes
+from generator.site import api, badges, routes, sitemap
+from generator.site.i18n import LANGS, translations
+from generator.site.render import minify, render, render_markdown
+from generator.site.routes import Route
+from generator.site.views import (
+    DEFAULT_FORMAT,
+    HardwareRow,
+    footprint,
+    kv_rows,
+    model_facts,
+    need_table,
+    pair_data,
+    recommendations,
+    speed_chart,
+)
 
-DEFAULT_FORMAT = "Q4_K_M"
-DEFAULT_ENGINE = "llama.cpp"
+ROOT = Path(__file__).resolve().parents[2]
+STATIC = ROOT / "static"
+# Accelerators the model page's "fewest devices" table compares, when the catalog has them.
+NEED_HARDWARE = ("rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell", "a100-80gb-sxm", "h100-sxm", "h200-sxm", "mi300x")
 
-_catalog: Catalog | None = None
-
-
-def default_scenario(catalog: Catalog) -> Scenario:
-    """The scenario every pair page and pair JSON starts from."""
-    engine = catalog.engine(DEFAULT_ENGINE)
-    return Scenario(
-        fmt=catalog.format(DEFAULT_FORMAT),
-        kv=catalog.kv_dtype(engine.default_kv_dtype),
-        engine=engine,
-        context=catalog.assumptions.default_context,
-    )
+Output = tuple[str, bytes]
 
 
-def pair_outputs(catalog: Catalog, model_slug: str) -> list[tuple[str, bytes]]:
-    """(path, bytes) of every pair JSON of one model."""
-    model = catalog.models[model_slug]
-    world = World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
-    sc = default_scenario(catalog)
-    out = []
-    for hw in catalog.hardware.values():
-        keys = estimate(model, hw, sc, world).keys()
-        out.append((f"api/v1/pairs/{model.slug}/{hw.slug}.json", dump(keys)))
-    return out
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """What every page needs besides its own data."""
+
+    base_url: str
+    assets: dict[str, str]
+    langs: tuple[str, ...] = LANGS
 
 
 def dump(data: Any) -> bytes:
@@ -68,46 +77,224 @@ def model_summaries(catalog: Catalog) -> list[dict[str, Any]]:
 def hardware_summaries(catalog: Catalog) -> list[dict[str, Any]]:
     """Every accelerator with its key specs."""
     return [
-        {
-            "slug": h.slug,
-            "name": h.name,
-            "vendor": h.vendor,
-            "kind": h.kind.value,
-            "memory_bytes": h.memory_bytes,
-            "bandwidth_gbps": h.bandwidth_gbps,
-        }
+        {"slug": h.slug, "name": h.name, "vendor": h.vendor, "kind": h.kind.value, "memory_bytes": h.memory_bytes,
+         "bandwidth_gbps": h.bandwidth_gbps}
         for h in catalog.hardware.values()
     ]
 
 
-def index_output(catalog: Catalog) -> tuple[str, bytes]:
-    """The API index: every model and hardware with key specs and where its pairs are."""
-    models = [{**m, "pairs": f"/api/v1/pairs/{m['slug']}/"} for m in model_summaries(catalog)]
-    data = {"engine_version": ENGINE_VERSION, "models": models, "hardware": hardware_summaries(catalog)}
-    return "api/v1/index.json", dump(data)
+def assets() -> dict[str, tuple[str, bytes]]:
+    """Static files with content-hashed names: logical name -> (URL, bytes)."""
+    out = {}
+    for path in sorted(STATIC.iterdir()):
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()[:10]
+        out[path.name] = (f"/assets/{path.stem}.{digest}{path.suffix}", data)
+    return out
 
 
-def _init(content: str) -> None:
-    global _catalog
+def jsonld(route: Route, title: str, breadcrumbs: list[tuple[str, str]], settings: Settings) -> dict[str, Any]:
+    """schema.org TechArticle + BreadcrumbList for a page."""
+    return {
+        "@context": "https://schema.org",
+        "@graph": [
+            {"@type": "TechArticle", "headline": title, "inLanguage": route.lang,
+             "url": settings.base_url + route.path, "publisher": {"@type": "Organization", "name": "Sizewise"}},
+            {"@type": "BreadcrumbList", "itemListElement": [
+                {"@type": "ListItem", "position": i + 1, "name": name, "item": settings.base_url + href}
+                for i, (name, href) in enumerate(breadcrumbs)
+            ]},
+        ],
+    }
+
+
+def page(template: str, route: Route, settings: Settings, crumbs: list[tuple[str, str]], title: str,
+         **context: Any) -> Output:
+    """Render one HTML page of ``route`` and minify it."""
+    html = render(
+        template,
+        route.lang,
+        route=route,
+        base_url=settings.base_url,
+        assets=settings.assets,
+        breadcrumbs=crumbs,
+        jsonld=jsonld(route, title, crumbs, settings),
+        engine_version=ENGINE_VERSION,
+        **context,
+    )
+    return route.file, minify(html).encode()
+
+
+def _(lang: str, text: str) -> str:
+    return translations(lang).gettext(text)
+
+
+def crumbs_for(route: Route, model_name: str = "", hardware_name: str = "") -> list[tuple[str, str]]:
+    """Breadcrumb trail of a route: home › section › page."""
+    lang = route.lang
+    trail = [("Sizewise", routes.page_path("home", lang))]
+    if route.kind in ("models", "model", "pair"):
+        trail.append((_(lang, "Models"), routes.page_path("models", lang)))
+    if route.kind in ("hardware_index", "hardware"):
+        trail.append((_(lang, "Hardware"), routes.page_path("hardware_index", lang)))
+    if route.kind in ("model", "pair"):
+        trail.append((model_name, routes.page_path("model", lang, route.model)))
+    if route.kind == "pair":
+        trail.append((hardware_name, route.path))
+    if route.kind == "hardware":
+        trail.append((hardware_name, route.path))
+    if route.kind == "methodology":
+        trail.append((_(lang, "Methodology"), route.path))
+    return trail
+
+
+def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list[Output], list[HardwareRow]]:
+    """Everything of one model, and the rows its pairs contribute to hardware pages."""
+    model = catalog.models[slug]
+    pairs = [pair_data(catalog, model, hw) for hw in catalog.hardware.values()]
+    recs = recommendations(pairs)
+    out: list[Output] = []
+    for p in pairs:
+        out.append((routes.api_pair(slug, p.hardware.slug).lstrip("/"), dump(api.pair_json(p).model_dump(mode="json"))))
+    out.append((routes.api_model(slug).lstrip("/"), dump(api.model_json(pairs).model_dump(mode="json"))))
+    b = badges.badge(pairs)
+    out.append((routes.badge(slug).lstrip("/"), badges.svg(b).encode()))
+    out.append((routes.badge(slug, "json").lstrip("/"), dump(badges.shields(b))))
+
+    reference = catalog.hardware.get("h100-sxm") or next(iter(catalog.hardware.values()))
+    need_hw = [h for h in NEED_HARDWARE if h in catalog.hardware] or list(catalog.hardware)[:4]
+    shared = {
+        "facts": model_facts(catalog, model),
+        "footprint": footprint(catalog, model, reference),
+        "kv_rows": kv_rows(catalog, model),
+        "speed_chart": speed_chart(pairs),
+        "need_hardware": [catalog.hardware[h] for h in need_hw],
+        "need_rows": need_table(pairs, need_hw),
+        "api_prices": catalog.api_prices_for(slug),
+        "badge_text": f"{b.label}: {b.message}",
+    }
+    all_models = list(catalog.models.values())
+    all_hardware = list(catalog.hardware.values())
+    for lang in settings.langs:
+        route = Route("model", lang, model=slug)
+        title = model.name
+        out.append(page("model.html", route, settings, crumbs_for(route, model.name), title, model=model,
+                        pairs=pairs, recs=recs, default_format=DEFAULT_FORMAT,
+                        default_context=catalog.assumptions.default_context, max_gpus=catalog.assumptions.max_gpus,
+                        **shared))
+        for p in pairs:
+            route = Route("pair", lang, model=slug, hardware=p.hardware.slug)
+            title = f"{model.name} · {p.hardware.name}"
+            out.append(page("pair.html", route, settings, crumbs_for(route, model.name, p.hardware.name), title,
+                            p=p, recs=recs, assumptions=catalog.assumptions, max_gpus=catalog.assumptions.max_gpus,
+                            all_models=all_models, all_hardware=all_hardware))
+    rows = [HardwareRow(model, p.best) for p in pairs]
+    return out, rows
+
+
+def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[HardwareRow]]) -> Iterator[Output]:
+    """Hardware pages and JSON, indexes, methodology, root, 404, API index and schemas."""
+    models = list(catalog.models.values())
+    hardware = list(catalog.hardware.values())
+    model_rows = [
+        {"model": m, "params": count_params(m),
+         "weights_bytes": weight_bytes(count_params(m), catalog.format(DEFAULT_FORMAT)).total}
+        for m in models
+    ]
+    for lang in settings.langs:
+        home = Route("home", lang)
+        yield page("home.html", home, settings, crumbs_for(home), "Sizewise", models=models, hardware=hardware)
+        r = Route("models", lang)
+        yield page("models.html", r, settings, crumbs_for(r), _(lang, "Models"), rows=model_rows)
+        r = Route("hardware_index", lang)
+        yield page("hardware_index.html", r, settings, crumbs_for(r), _(lang, "Hardware"), hardware=hardware)
+        r = Route("methodology", lang)
+        text = (catalog_pages(lang) / "methodology.md").read_text(encoding="utf-8")
+        yield page("methodology.html", r, settings, crumbs_for(r), _(lang, "Methodology"), body=render_markdown(text))
+        for hw in hardware:
+            r = Route("hardware", lang, hardware=hw.slug)
+            limit = round(hw.gpu_memory_limit_gib * 1024**3) if hw.gpu_memory_limit_gib else None
+            yield page("hardware.html", r, settings, crumbs_for(r, hardware_name=hw.name), hw.name, hw=hw,
+                       rows=rows[hw.slug], default_context=catalog.assumptions.default_context,
+                       gpu_limit_bytes=limit)
+    for hw in hardware:
+        yield routes.api_hardware(hw.slug).lstrip("/"), dump(api.hardware_json(hw, rows[hw.slug]).model_dump(mode="json"))
+    index = api.IndexJSON(
+        engine_version=ENGINE_VERSION,
+        models=[api.IndexModel(slug=m["slug"], name=m["name"], hf_id=m["hf_id"], params_total=m["params_total"],
+                               url=routes.page_path("model", "en", m["slug"]),
+                               json_url=routes.api_model(m["slug"])) for m in model_summaries(catalog)],
+        hardware=[api.IndexHardware(**h, url=routes.page_path("hardware", "en", hardware=h["slug"]),
+                                    json_url=routes.api_hardware(h["slug"])) for h in hardware_summaries(catalog)],
+    )
+    yield "api/v1/index.json", dump(index.model_dump(mode="json"))
+    for name, schema in api.SCHEMAS.items():
+        yield f"api/v1/schema/{name}.json", dump(schema.model_json_schema())
+    yield "index.html", minify(render("root.html", "en", base_url=settings.base_url, assets=settings.assets)).encode()
+    yield "404.html", minify(render("404.html", "en", assets=settings.assets)).encode()
+
+
+def catalog_pages(lang: str) -> Path:
+    """Folder of a language's Markdown pages."""
+    return ROOT / "content" / "pages" / lang
+
+
+def static_outputs(asset_files: dict[str, tuple[str, bytes]]) -> Iterator[Output]:
+    """Fingerprinted assets, robots.txt and _headers."""
+    for url, data in asset_files.values():
+        yield url.lstrip("/"), data
+    yield "_headers", (
+        "/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n"
+        "/badges/*\n  Cache-Control: no-cache\n  Access-Control-Allow-Origin: *\n"
+        "/api/*\n  Access-Control-Allow-Origin: *\n"
+        "/*\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: strict-origin-when-cross-origin\n"
+    ).encode()
+
+
+_catalog: Catalog | None = None
+_settings: Settings | None = None
+
+
+def _init(content: str, settings: Settings) -> None:
+    global _catalog, _settings
     _catalog = load_catalog(Path(content))
+    _settings = settings
 
 
-def _work(model_slug: str) -> list[tuple[str, bytes]]:
-    assert _catalog is not None
-    return pair_outputs(_catalog, model_slug)
+def _work(slug: str) -> tuple[list[Output], list[HardwareRow]]:
+    assert _catalog is not None and _settings is not None
+    return model_outputs(_catalog, slug, _settings)
 
 
-def all_outputs(catalog: Catalog, content: Path, jobs: int) -> Iterable[tuple[str, bytes]]:
-    """Every output of the build, in a deterministic order."""
-    yield index_output(catalog)
+def per_model(catalog: Catalog, content: Path, settings: Settings, jobs: int) -> Iterator[
+        tuple[list[Output], list[HardwareRow]]]:
+    """Phase 1 results in catalog order, from worker processes when there is more than one job."""
     slugs = list(catalog.models)
     if jobs <= 1 or len(slugs) <= 1:
         for slug in slugs:
-            yield from pair_outputs(catalog, slug)
+            yield model_outputs(catalog, slug, settings)
         return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(str(content),)) as pool:
-        for outputs in pool.map(_work, slugs):
-            yield from outputs
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(str(content), settings)) as pool:
+        yield from pool.map(_work, slugs)
+
+
+def all_outputs(catalog: Catalog, content: Path, settings: Settings, asset_files: dict[str, tuple[str, bytes]],
+                jobs: int, progress: bool = False) -> Iterator[Output]:
+    """Every output of the build, in a deterministic order."""
+    rows: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
+    done = 0
+    for outputs, model_rows in per_model(catalog, content, settings, jobs):
+        yield from outputs
+        for row, hw in zip(model_rows, catalog.hardware, strict=True):
+            rows[hw].append(row)
+        done += 1
+        if progress:
+            print(f"\r  models {done}/{len(catalog.models)}", end="", file=sys.stderr, flush=True)
+    if progress:
+        print(file=sys.stderr)
+    yield from site_outputs(catalog, settings, rows)
+    yield from sitemap.outputs(catalog, settings.base_url, settings.langs)
+    yield from static_outputs(asset_files)
 
 
 def swap_in(tmp: Path, out: Path) -> None:
@@ -122,30 +309,43 @@ def swap_in(tmp: Path, out: Path) -> None:
         shutil.rmtree(old)
 
 
-def build(
-    catalog: Catalog, out: Path, *, jobs: int | None = None, base_url: str = "", content: Path | None = None
-) -> str:
-    """Compute every output, write them into a temporary sibling of ``out``, swap it in; a summary."""
+def write_all(outputs: Iterable[Output], tmp: Path) -> tuple[int, int, int]:
+    """Write outputs under ``tmp``; refuse a path twice. Returns (files, html pages, bytes)."""
+    seen: set[str] = set()
+    total = pages = 0
+    for rel, data in outputs:
+        if rel in seen:
+            raise RuntimeError(f"two outputs share the path {rel}")
+        if rel.startswith("/") or ".." in Path(rel).parts:
+            raise RuntimeError(f"output path leaves dist/: {rel}")
+        seen.add(rel)
+        path = tmp / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        total += len(data)
+        pages += rel.endswith(".html")
+    return len(seen), pages, total
+
+
+def build(catalog: Catalog, out: Path, *, jobs: int | None = None, base_url: str = "https://sizewise.dev",
+          content: Path | None = None, langs: tuple[str, ...] = LANGS) -> str:
+    """Compute every output, write them into a temporary sibling of ``out``, swap it in; a summary line."""
     start = time.perf_counter()
-    content = content or Path(__file__).resolve().parents[2] / "content"
+    content = content or ROOT / "content"
     jobs = jobs or os.cpu_count() or 1
+    asset_files = assets()
+    settings = Settings(base_url.rstrip("/"), {name: url for name, (url, _) in asset_files.items()}, langs)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    progress = sys.stderr.isatty() and not os.environ.get("CI")
     try:
-        seen: set[str] = set()
-        total = 0
-        for rel, data in all_outputs(catalog, content, jobs):
-            if rel in seen:
-                raise RuntimeError(f"two outputs share the path {rel}")
-            seen.add(rel)
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            total += len(data)
+        files, pages, size = write_all(all_outputs(catalog, content, settings, asset_files, jobs, progress), tmp)
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     seconds = time.perf_counter() - start
-    return f"built {len(seen):,} files ({total / 1e6:,.1f} MB) into {out} in {seconds:.1f} s"
+    return (f"built {files:,} files ({pages:,} pages, {files - pages:,} JSON/SVG/other, {size / 1e6:,.1f} MB) "
+            f"into {out} in {seconds:.1f} s")
+

@@ -84,6 +84,11 @@ class Memory:
         return self.usable_bytes - self.total_bytes
 
     @property
+    def shortfall_bytes(self) -> int:
+        """Bytes missing to fit (0 when it fits)."""
+        return max(0, self.total_bytes - self.usable_bytes)
+
+    @property
     def utilization(self) -> float:
         """Fraction of usable memory taken."""
         return self.total_bytes / self.usable_bytes

@@ -1,0 +1,342 @@
+"""JSON API payloads as pydantic models: the schemas under /api/v1/schema/ are generated from these."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from generator.engine.estimate import ENGINE_VERSION, Estimate
+from generator.site import routes
+from generator.content.schema import Hardware
+from generator.site.views import ContextRow, FormatRow, HardwareRow, PairData
+
+Verdict = Literal["comfortable", "tight", "oom"]
+
+
+class Payload(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EstimateJSON(Payload):
+    """The estimate keys of DESIGN.md and the rest of ``estimate --json``. Bytes are integers."""
+
+    model: str
+    hardware: str
+    quant: str
+    engine: str
+    kv_dtype: str
+    context: int
+    batch: int
+    gpus: int
+    offload: float
+    params_total: int
+    params_active: int
+    params_declared: int | None
+    params_declared_active: int | None
+    weights_bytes: int
+    kv_cache_bytes: int
+    overhead_bytes: int
+    total_bytes: int
+    usable_bytes: int
+    headroom_bytes: int
+    offload_bytes: int
+    per_gpu_bytes: int
+    usable_per_gpu_bytes: int
+    verdict: Verdict
+    utilization: float
+    effective_bpw: float
+    kv_bytes_per_token: float
+    state_bytes: int
+    max_context: int
+    max_batch: int
+    min_gpus: int | None
+    decode_tok_s: float
+    decode_tok_s_aggregate: float
+    prefill_tok_s: float | None
+    ttft_s: float | None
+    ttft_prompt_tokens: int
+    qlora_bytes: int
+    lora_bytes: int
+    full_finetune_bytes: int
+    cloud_usd_per_hour: float | None
+    usd_per_mtok: float | None
+    monthly_usd: float | None
+    buy_usd: float | None
+    power_usd_per_hour: float | None
+    breakeven_months: float | None
+    api_usd_per_mtok: float | None
+    calibration: str
+    warnings: list[str]
+
+
+class MatrixRow(Payload):
+    """One weight format on the pair's hardware with its natural engine."""
+
+    quant: str
+    engine: str
+    supported: bool
+    reason: str | None
+    weights_bytes: int | None
+    kv_cache_bytes: int | None
+    total_bytes: int | None
+    decode_tok_s: float | None
+    verdict: Verdict | None
+    min_gpus: int | None
+
+
+class ContextJSON(Payload):
+    """Memory at one context with 16-bit and 8-bit KV cache."""
+
+    context: int
+    kv16_dtype: str
+    kv8_dtype: str
+    kv16_bytes: int
+    kv8_bytes: int
+    total16_bytes: int
+    total8_bytes: int
+    verdict16: Verdict
+    verdict8: Verdict
+
+
+class PairJSON(Payload):
+    """/api/v1/pairs/{model}/{hardware}.json"""
+
+    engine_version: str
+    model: str
+    hardware: str
+    url: str
+    estimate: EstimateJSON
+    quant_matrix: list[MatrixRow]
+    context_scaling: list[ContextJSON]
+
+
+class HardwareSummary(Payload):
+    """One accelerator on a model's leaderboard."""
+
+    hardware: str
+    verdict: Verdict
+    total_bytes: int
+    usable_bytes: int
+    decode_tok_s: float
+    ttft_s: float | None
+    max_context: int
+    pair: str
+
+
+class ModelJSON(Payload):
+    """/api/v1/models/{model}.json"""
+
+    engine_version: str
+    slug: str
+    name: str
+    hf_id: str
+    organization: str
+    family: str
+    license: str
+    release_date: str
+    params_total: int
+    params_active: int
+    params_declared: int | None
+    architecture: dict[str, Any]
+    url: str
+    badge: str
+    sources: list[str]
+    leaderboard: list[HardwareSummary]
+
+
+class ModelOnHardware(Payload):
+    """The best format of one model on one accelerator."""
+
+    model: str
+    best_quant: str | None
+    engine: str | None
+    total_bytes: int | None
+    decode_tok_s: float | None
+    max_context: int | None
+    pair: str
+
+
+class HardwareJSON(Payload):
+    """/api/v1/hardware/{hardware}.json"""
+
+    engine_version: str
+    slug: str
+    name: str
+    vendor: str
+    kind: str
+    memory_bytes: int
+    bandwidth_gbps: float
+    tflops_bf16: float | None
+    tdp_w: float | None
+    price_usd: float | None
+    price_date: str | None
+    url: str
+    sources: list[str]
+    models: list[ModelOnHardware]
+
+
+class IndexModel(Payload):
+    slug: str
+    name: str
+    hf_id: str
+    params_total: int
+    url: str
+    json_url: str
+
+
+class IndexHardware(Payload):
+    slug: str
+    name: str
+    vendor: str
+    kind: str
+    memory_bytes: int
+    bandwidth_gbps: float
+    url: str
+    json_url: str
+
+
+class IndexJSON(Payload):
+    """/api/v1/index.json"""
+
+    engine_version: str
+    models: list[IndexModel]
+    hardware: list[IndexHardware]
+
+
+class BadgeJSON(Payload):
+    """/badges/{model}.json: the shields.io endpoint schema, nothing else."""
+
+    schemaVersion: Literal[1]  # noqa: N815 - the shields.io key
+    label: str
+    message: str
+    color: str
+
+
+SCHEMAS: dict[str, type[Payload]] = {
+    "estimate": EstimateJSON,
+    "pair": PairJSON,
+    "model": ModelJSON,
+    "hardware": HardwareJSON,
+    "index": IndexJSON,
+    "badge": BadgeJSON,
+}
+
+
+def estimate_json(est: Estimate) -> EstimateJSON:
+    """The estimate's keys, validated."""
+    return EstimateJSON.model_validate(est.keys())
+
+
+def _matrix_row(r: FormatRow) -> MatrixRow:
+    e = r.est
+    return MatrixRow(
+        quant=r.fmt.name,
+        engine=r.engine.name,
+        supported=e is not None,
+        reason=r.reason or None,
+        weights_bytes=e.memory.weights_bytes if e else None,
+        kv_cache_bytes=e.memory.kv_cache_bytes if e else None,
+        total_bytes=e.memory.total_bytes if e else None,
+        decode_tok_s=e.speed.decode_tok_s if e else None,
+        verdict=e.memory.verdict if e else None,
+        min_gpus=e.min_gpus if e else None,
+    )
+
+
+def _context_row(r: ContextRow, kv16: str, kv8: str) -> ContextJSON:
+    return ContextJSON(
+        context=r.context,
+        kv16_dtype=kv16,
+        kv8_dtype=kv8,
+        kv16_bytes=r.kv16_bytes,
+        kv8_bytes=r.kv8_bytes,
+        total16_bytes=r.total16_bytes,
+        total8_bytes=r.total8_bytes,
+        verdict16=r.verdict16,  # type: ignore[arg-type]
+        verdict8=r.verdict8,  # type: ignore[arg-type]
+    )
+
+
+def pair_json(p: PairData) -> PairJSON:
+    """The pair's JSON: default-scenario estimate, quantization matrix, context scaling."""
+    return PairJSON(
+        engine_version=ENGINE_VERSION,
+        model=p.model.slug,
+        hardware=p.hardware.slug,
+        url=routes.page_path("pair", "en", p.model.slug, p.hardware.slug),
+        estimate=estimate_json(p.est),
+        quant_matrix=[_matrix_row(r) for r in p.matrix],
+        context_scaling=[_context_row(r, p.kv16, p.kv8) for r in p.contexts],
+    )
+
+
+def model_json(pairs: list[PairData]) -> ModelJSON:
+    """A model's JSON with its leaderboard over every accelerator."""
+    m = pairs[0].model
+    params = pairs[0].est.params
+    return ModelJSON(
+        engine_version=ENGINE_VERSION,
+        slug=m.slug,
+        name=m.name,
+        hf_id=m.hf_id,
+        organization=m.organization,
+        family=m.family,
+        license=m.license,
+        release_date=str(m.release_date),
+        params_total=params.total,
+        params_active=params.active,
+        params_declared=m.params_total,
+        architecture=m.architecture.model_dump(mode="json"),
+        url=routes.page_path("model", "en", m.slug),
+        badge=routes.badge(m.slug),
+        sources=list(m.sources),
+        leaderboard=[
+            HardwareSummary(
+                hardware=p.hardware.slug,
+                verdict=p.est.memory.verdict,
+                total_bytes=p.est.memory.total_bytes,
+                usable_bytes=p.est.memory.usable_bytes,
+                decode_tok_s=p.est.speed.decode_tok_s,
+                ttft_s=p.est.speed.ttft_s,
+                max_context=p.est.max_context,
+                pair=routes.api_pair(m.slug, p.hardware.slug),
+            )
+            for p in pairs
+        ],
+    )
+
+
+def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
+    """An accelerator's JSON with the best format of every model on it."""
+    out = []
+    for row in rows:
+        best = row.best
+        e = best.est if best else None
+        out.append(
+            ModelOnHardware(
+                model=row.model.slug,
+                best_quant=best.fmt.name if best else None,
+                engine=best.engine.name if best else None,
+                total_bytes=e.memory.total_bytes if e else None,
+                decode_tok_s=e.speed.decode_tok_s if e else None,
+                max_context=e.max_context if e else None,
+                pair=routes.api_pair(row.model.slug, hw.slug),
+            )
+        )
+    return HardwareJSON(
+        engine_version=ENGINE_VERSION,
+        slug=hw.slug,
+        name=hw.name,
+        vendor=hw.vendor,
+        kind=hw.kind.value,
+        memory_bytes=hw.memory_bytes,
+        bandwidth_gbps=hw.bandwidth_gbps,
+        tflops_bf16=hw.compute_tflops,
+        tdp_w=hw.tdp_w,
+        price_usd=hw.price.usd if hw.price else None,
+        price_date=hw.price.date.isoformat() if hw.price else None,
+        url=routes.page_path("hardware", "en", hardware=hw.slug),
+        sources=list(hw.sources),
+        models=out,
+    )

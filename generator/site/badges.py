@@ -1,0 +1,80 @@
+"""README badges: "4-bit VRAM | 18.5 GiB · fits RTX 4090" as SVG and as a shields.io endpoint."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from xml.sax.saxutils import escape
+
+from generator.content.schema import HardwareKind
+from generator.site.views import PairData
+
+LABEL = "4-bit VRAM"
+COLORS = {"comfortable": "#2e7d32", "tight": "#b26a00", "oom": "#9e2a2b"}
+SHIELDS_COLORS = {"comfortable": "green", "tight": "orange", "oom": "red"}
+# Verdana 11 px averages close to 6.5 px per character; shields.io measures the same way.
+CHAR_W = 6.5
+PAD = 10
+
+
+@dataclasses.dataclass(frozen=True)
+class Badge:
+    """A badge's text and colour, from the model's default estimate across hardware."""
+
+    label: str
+    message: str
+    verdict: str
+
+
+def short_name(name: str) -> str:
+    """'NVIDIA GeForce RTX 4090' -> 'RTX 4090'; vendor prefixes dropped for a short badge."""
+    for prefix in ("NVIDIA GeForce ", "NVIDIA ", "AMD Radeon ", "AMD ", "Apple ", "Intel "):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def _gib(n: int) -> str:
+    return f"{n / 1024**3:.1f} GiB"
+
+
+def badge(pairs: Sequence[PairData]) -> Badge:
+    """Total memory of the default 4-bit scenario and the smallest single GPU it fits on."""
+    est = pairs[0].est
+    total = est.memory.total_bytes
+    gpus = [
+        p for p in pairs
+        if p.hardware.kind not in (HardwareKind.apple_unified, HardwareKind.unified_apu, HardwareKind.npu)
+        and p.est.memory.verdict != "oom"
+    ]
+    if gpus:
+        smallest = min(gpus, key=lambda p: (p.hardware.memory_bytes, p.hardware.price.usd if p.hardware.price else 0,
+                                            p.hardware.slug))
+        return Badge(LABEL, f"{_gib(total)} · fits {short_name(smallest.hardware.name)}", smallest.est.memory.verdict)
+    return Badge(LABEL, f"{_gib(total)} · no single GPU", "oom")
+
+
+def svg(b: Badge) -> str:
+    """A flat, valid SVG badge with a <title>, sized from its text."""
+    lw = round(len(b.label) * CHAR_W + PAD)
+    mw = round(len(b.message) * CHAR_W + PAD)
+    w = lw + mw
+    title = escape(f"{b.label}: {b.message}")
+    label = escape(b.label)
+    message = escape(b.message)
+    color = COLORS[b.verdict]
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="20" role="img" aria-label="{title}">'
+        f"<title>{title}</title>"
+        f'<rect width="{lw}" height="20" fill="#555"/>'
+        f'<rect x="{lw}" width="{mw}" height="20" fill="{color}"/>'
+        f'<g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" text-anchor="middle">'
+        f'<text x="{lw / 2:.1f}" y="14">{label}</text>'
+        f'<text x="{lw + mw / 2:.1f}" y="14">{message}</text>'
+        f"</g></svg>\n"
+    )
+
+
+def shields(b: Badge) -> dict[str, object]:
+    """The shields.io endpoint JSON: schemaVersion, label, message, color and nothing else."""
+    return {"schemaVersion": 1, "label": b.label, "message": b.message, "color": SHIELDS_COLORS[b.verdict]}

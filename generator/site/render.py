@@ -1,0 +1,72 @@
+"""The Jinja environment per locale: autoescaping, gettext from the locale's catalog, Babel formatting."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import markdown
+import minify_html
+from markupsafe import Markup, escape
+
+from generator.site import routes
+from generator.site.i18n import HREFLANG, HTML_LANG, LANG_NAMES, LANGS, Fmt, translations
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+
+def json_script(data: Any) -> Markup:
+    """JSON safe inside a <script type="application/...json"> element."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def render_markdown(text: str) -> Markup:
+    """Markdown to HTML with raw HTML escaped (content is data, never markup)."""
+    md = markdown.Markdown(extensions=["tables", "toc"], output_format="html")
+    # Escaping first makes any raw HTML in the source show as text; Markdown syntax is unaffected.
+    return Markup(md.convert(str(escape(text))))
+
+
+@cache
+def environment(lang: str) -> jinja2.Environment:
+    """A sandbox-free but autoescaping Jinja environment with the locale's translations."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env.globals.update(
+        f=Fmt(lang),
+        lang=lang,
+        langs=LANGS,
+        lang_names=LANG_NAMES,
+        hreflang=HREFLANG,
+        html_lang=HTML_LANG[lang],
+        urls=routes,
+        json_script=json_script,
+    )
+    return env
+
+
+def render(template: str, lang: str, **context: Any) -> str:
+    """Render ``template`` in ``lang``."""
+    return environment(lang).get_template(template).render(**context)
+
+
+def minify(html: str) -> str:
+    """Minified HTML that stays valid (quotes kept, optional tags kept)."""
+    return minify_html.minify(
+        html,
+        keep_closing_tags=True,
+        keep_html_and_head_opening_tags=True,
+        minify_css=True,
+        minify_js=False,
+    )

@@ -1,0 +1,89 @@
+"""Which pages exist and where they live: every URL of the site is decided here, before rendering."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from generator.content.catalog import Catalog
+from generator.site.i18n import LANGS
+
+PAGE_KINDS = ("home", "models", "hardware_index", "model", "hardware", "pair", "methodology")
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Route:
+    """One HTML page in one language: its kind, the slugs it is about, and its URL path."""
+
+    kind: str
+    lang: str
+    model: str = ""
+    hardware: str = ""
+
+    @property
+    def path(self) -> str:
+        """The URL path, always ending in / (the file is path + index.html)."""
+        return page_path(self.kind, self.lang, self.model, self.hardware)
+
+    @property
+    def file(self) -> str:
+        """The output file under dist/."""
+        return self.path.lstrip("/") + "index.html"
+
+    def in_lang(self, lang: str) -> Route:
+        """The same page in another language."""
+        return dataclasses.replace(self, lang=lang)
+
+
+def page_path(kind: str, lang: str, model: str = "", hardware: str = "") -> str:
+    """URL path of a page (DESIGN.md): /{lang}/, /{lang}/models/{model}/{hardware}/, …"""
+    if kind == "home":
+        return f"/{lang}/"
+    if kind == "models":
+        return f"/{lang}/models/"
+    if kind == "hardware_index":
+        return f"/{lang}/hardware/"
+    if kind == "model":
+        return f"/{lang}/models/{model}/"
+    if kind == "hardware":
+        return f"/{lang}/hardware/{hardware}/"
+    if kind == "pair":
+        return f"/{lang}/models/{model}/{hardware}/"
+    if kind == "methodology":
+        return f"/{lang}/methodology/"
+    raise ValueError(f"unknown page kind {kind!r}")
+
+
+def routes(catalog: Catalog, langs: tuple[str, ...] = LANGS) -> Iterator[Route]:
+    """Every HTML route of the site, in a deterministic order."""
+    for lang in langs:
+        yield Route("home", lang)
+        yield Route("models", lang)
+        yield Route("hardware_index", lang)
+        yield Route("methodology", lang)
+        for hw in catalog.hardware:
+            yield Route("hardware", lang, hardware=hw)
+        for model in catalog.models:
+            yield Route("model", lang, model=model)
+            for hw in catalog.hardware:
+                yield Route("pair", lang, model=model, hardware=hw)
+
+
+def api_model(model: str) -> str:
+    """URL of a model's JSON."""
+    return f"/api/v1/models/{model}.json"
+
+
+def api_hardware(hardware: str) -> str:
+    """URL of a hardware entry's JSON."""
+    return f"/api/v1/hardware/{hardware}.json"
+
+
+def api_pair(model: str, hardware: str) -> str:
+    """URL of a pair's JSON."""
+    return f"/api/v1/pairs/{model}/{hardware}.json"
+
+
+def badge(model: str, ext: str = "svg") -> str:
+    """URL of a model's README badge (svg) or its shields.io endpoint (json)."""
+    return f"/badges/{model}.{ext}"

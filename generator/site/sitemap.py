@@ -1,0 +1,40 @@
+"""Sitemaps: an index at /sitemap.xml pointing to per-locale sitemaps of at most 50,000 URLs, with
+xhtml:link alternates for every language; and robots.txt pointing to the index."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from xml.sax.saxutils import quoteattr
+
+from generator.content.catalog import Catalog
+from generator.site.i18n import HREFLANG
+from generator.site.routes import routes
+
+MAX_URLS = 50_000
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+
+
+def outputs(catalog: Catalog, base_url: str, langs: tuple[str, ...], max_urls: int = MAX_URLS) -> Iterator[
+        tuple[str, bytes]]:
+    """The sitemap index, the per-locale chunks and robots.txt."""
+    chunks: list[str] = []
+    for lang in langs:
+        pages = [r for r in routes(catalog, (lang,))]
+        for start in range(0, len(pages), max_urls):
+            name = f"sitemaps/{lang}-{start // max_urls + 1}.xml"
+            chunks.append(name)
+            lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<urlset {NS}>"]
+            for r in pages[start : start + max_urls]:
+                lines.append(f"<url><loc>{base_url}{r.path}</loc>")
+                for other in langs:
+                    href = quoteattr(base_url + r.in_lang(other).path)
+                    lines.append(f'<xhtml:link rel="alternate" hreflang="{HREFLANG[other]}" href={href}/>')
+                href = quoteattr(base_url + r.in_lang("en").path)
+                lines.append(f'<xhtml:link rel="alternate" hreflang="x-default" href={href}/></url>')
+            lines.append("</urlset>")
+            yield name, ("\n".join(lines) + "\n").encode()
+    index = ['<?xml version="1.0" encoding="UTF-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    index += [f"<sitemap><loc>{base_url}/{c}</loc></sitemap>" for c in chunks]
+    index.append("</sitemapindex>")
+    yield "sitemap.xml", ("\n".join(index) + "\n").encode()
+    yield "robots.txt", f"User-agent: *\nAllow: /\nSitemap: {base_url}/sitemap.xml\n".encode()
