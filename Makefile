@@ -35,6 +35,9 @@ i18n: $(STAMP)
 	  fi; \
 	done
 
+golden: $(STAMP)
+	$(PY) -m tests.golden.regenerate
+
 serve: $(STAMP)
 	$(PY) -m generator serve
 

@@ -229,6 +229,13 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.build.serve import serve
+
+    base_url = f"http://127.0.0.1:{args.port}"
+    return serve(args.content, args.out, args.port, base_url)
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser with one sub-command per use case."""
     p = argparse.ArgumentParser(prog="python -m generator", description=__doc__.splitlines()[0])
@@ -279,6 +286,15 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--base-url", default=None, help="absolute URL of the site root (default: site.toml)")
     b.add_argument("--locale", choices=LANGS, default=None, help="build one language only")
     b.set_defaults(func=cmd_build)
+
+    v = sub.add_parser(
+        "serve",
+        help="build, serve dist/ on localhost and rebuild on changes",
+        description="Serve dist/ on 127.0.0.1 and rebuild when content, templates or locales change.",
+    )
+    v.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    v.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
+    v.set_defaults(func=cmd_serve)
     return p
 
 

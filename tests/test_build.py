@@ -25,7 +25,7 @@ def test_build_writes_every_pair_deterministically(catalog: Catalog, tmp_path: P
     pairs = [k for k in fa if k.startswith("api/v1/pairs/")]
     assert len(pairs) == len(catalog.models) * len(catalog.hardware)
     sample = json.loads(fa["api/v1/pairs/llama-3-1-8b-instruct/rtx-4090.json"])
-    assert sample["verdict"] in ("comfortable", "tight", "oom")
+    assert sample["estimate"]["verdict"] in ("comfortable", "tight", "oom")
     index = json.loads(fa["api/v1/index.json"])
     assert {m["slug"] for m in index["models"]} == set(catalog.models)
 
@@ -35,10 +35,10 @@ def test_failed_build_leaves_previous_dist(catalog: Catalog, tmp_path: Path, mon
     writer.build(catalog, out, jobs=1, content=CONTENT)
     before = files(out)
 
-    def broken(catalog: Catalog, slug: str) -> list[tuple[str, bytes]]:
+    def broken(*args: object) -> object:
         raise RuntimeError("renderer crashed")
 
-    monkeypatch.setattr(writer, "pair_outputs", broken)
+    monkeypatch.setattr(writer, "model_outputs", broken)
     with pytest.raises(RuntimeError):
         writer.build(catalog, out, jobs=1, content=CONTENT)
     assert files(out) == before

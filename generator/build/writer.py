@@ -58,6 +58,7 @@ class Settings:
 
     base_url: str
     assets: dict[str, str]
+    content: Path
     langs: tuple[str, ...] = LANGS
 
 
@@ -77,8 +78,14 @@ def model_summaries(catalog: Catalog) -> list[dict[str, Any]]:
 def hardware_summaries(catalog: Catalog) -> list[dict[str, Any]]:
     """Every accelerator with its key specs."""
     return [
-        {"slug": h.slug, "name": h.name, "vendor": h.vendor, "kind": h.kind.value, "memory_bytes": h.memory_bytes,
-         "bandwidth_gbps": h.bandwidth_gbps}
+        {
+            "slug": h.slug,
+            "name": h.name,
+            "vendor": h.vendor,
+            "kind": h.kind.value,
+            "memory_bytes": h.memory_bytes,
+            "bandwidth_gbps": h.bandwidth_gbps,
+        }
         for h in catalog.hardware.values()
     ]
 
@@ -98,18 +105,27 @@ def jsonld(route: Route, title: str, breadcrumbs: list[tuple[str, str]], setting
     return {
         "@context": "https://schema.org",
         "@graph": [
-            {"@type": "TechArticle", "headline": title, "inLanguage": route.lang,
-             "url": settings.base_url + route.path, "publisher": {"@type": "Organization", "name": "Sizewise"}},
-            {"@type": "BreadcrumbList", "itemListElement": [
-                {"@type": "ListItem", "position": i + 1, "name": name, "item": settings.base_url + href}
-                for i, (name, href) in enumerate(breadcrumbs)
-            ]},
+            {
+                "@type": "TechArticle",
+                "headline": title,
+                "inLanguage": route.lang,
+                "url": settings.base_url + route.path,
+                "publisher": {"@type": "Organization", "name": "Sizewise"},
+            },
+            {
+                "@type": "BreadcrumbList",
+                "itemListElement": [
+                    {"@type": "ListItem", "position": i + 1, "name": name, "item": settings.base_url + href}
+                    for i, (name, href) in enumerate(breadcrumbs)
+                ],
+            },
         ],
     }
 
 
-def page(template: str, route: Route, settings: Settings, crumbs: list[tuple[str, str]], title: str,
-         **context: Any) -> Output:
+def page(
+    template: str, route: Route, settings: Settings, crumbs: list[tuple[str, str]], title: str, **context: Any
+) -> Output:
     """Render one HTML page of ``route`` and minify it."""
     html = render(
         template,
@@ -178,16 +194,40 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
     for lang in settings.langs:
         route = Route("model", lang, model=slug)
         title = model.name
-        out.append(page("model.html", route, settings, crumbs_for(route, model.name), title, model=model,
-                        pairs=pairs, recs=recs, default_format=DEFAULT_FORMAT,
-                        default_context=catalog.assumptions.default_context, max_gpus=catalog.assumptions.max_gpus,
-                        **shared))
+        out.append(
+            page(
+                "model.html",
+                route,
+                settings,
+                crumbs_for(route, model.name),
+                title,
+                model=model,
+                pairs=pairs,
+                recs=recs,
+                default_format=DEFAULT_FORMAT,
+                default_context=catalog.assumptions.default_context,
+                max_gpus=catalog.assumptions.max_gpus,
+                **shared,
+            )
+        )
         for p in pairs:
             route = Route("pair", lang, model=slug, hardware=p.hardware.slug)
             title = f"{model.name} · {p.hardware.name}"
-            out.append(page("pair.html", route, settings, crumbs_for(route, model.name, p.hardware.name), title,
-                            p=p, recs=recs, assumptions=catalog.assumptions, max_gpus=catalog.assumptions.max_gpus,
-                            all_models=all_models, all_hardware=all_hardware))
+            out.append(
+                page(
+                    "pair.html",
+                    route,
+                    settings,
+                    crumbs_for(route, model.name, p.hardware.name),
+                    title,
+                    p=p,
+                    recs=recs,
+                    assumptions=catalog.assumptions,
+                    max_gpus=catalog.assumptions.max_gpus,
+                    all_models=all_models,
+                    all_hardware=all_hardware,
+                )
+            )
     rows = [HardwareRow(model, p.best) for p in pairs]
     return out, rows
 
@@ -197,8 +237,11 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
     models = list(catalog.models.values())
     hardware = list(catalog.hardware.values())
     model_rows = [
-        {"model": m, "params": count_params(m),
-         "weights_bytes": weight_bytes(count_params(m), catalog.format(DEFAULT_FORMAT)).total}
+        {
+            "model": m,
+            "params": count_params(m),
+            "weights_bytes": weight_bytes(count_params(m), catalog.format(DEFAULT_FORMAT)).total,
+        }
         for m in models
     ]
     for lang in settings.langs:
@@ -209,23 +252,46 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
         r = Route("hardware_index", lang)
         yield page("hardware_index.html", r, settings, crumbs_for(r), _(lang, "Hardware"), hardware=hardware)
         r = Route("methodology", lang)
-        text = (catalog_pages(lang) / "methodology.md").read_text(encoding="utf-8")
+        text = (settings.content / "pages" / lang / "methodology.md").read_text(encoding="utf-8")
         yield page("methodology.html", r, settings, crumbs_for(r), _(lang, "Methodology"), body=render_markdown(text))
         for hw in hardware:
             r = Route("hardware", lang, hardware=hw.slug)
             limit = round(hw.gpu_memory_limit_gib * 1024**3) if hw.gpu_memory_limit_gib else None
-            yield page("hardware.html", r, settings, crumbs_for(r, hardware_name=hw.name), hw.name, hw=hw,
-                       rows=rows[hw.slug], default_context=catalog.assumptions.default_context,
-                       gpu_limit_bytes=limit)
+            yield page(
+                "hardware.html",
+                r,
+                settings,
+                crumbs_for(r, hardware_name=hw.name),
+                hw.name,
+                hw=hw,
+                rows=rows[hw.slug],
+                default_context=catalog.assumptions.default_context,
+                gpu_limit_bytes=limit,
+            )
     for hw in hardware:
-        yield routes.api_hardware(hw.slug).lstrip("/"), dump(api.hardware_json(hw, rows[hw.slug]).model_dump(mode="json"))
+        yield (
+            routes.api_hardware(hw.slug).lstrip("/"),
+            dump(api.hardware_json(hw, rows[hw.slug]).model_dump(mode="json")),
+        )
     index = api.IndexJSON(
         engine_version=ENGINE_VERSION,
-        models=[api.IndexModel(slug=m["slug"], name=m["name"], hf_id=m["hf_id"], params_total=m["params_total"],
-                               url=routes.page_path("model", "en", m["slug"]),
-                               json_url=routes.api_model(m["slug"])) for m in model_summaries(catalog)],
-        hardware=[api.IndexHardware(**h, url=routes.page_path("hardware", "en", hardware=h["slug"]),
-                                    json_url=routes.api_hardware(h["slug"])) for h in hardware_summaries(catalog)],
+        models=[
+            api.IndexModel(
+                slug=m["slug"],
+                name=m["name"],
+                hf_id=m["hf_id"],
+                params_total=m["params_total"],
+                url=routes.page_path("model", "en", m["slug"]),
+                json_url=routes.api_model(m["slug"]),
+            )
+            for m in model_summaries(catalog)
+        ],
+        hardware=[
+            api.IndexHardware(
+                **h, url=routes.page_path("hardware", "en", hardware=h["slug"]), json_url=routes.api_hardware(h["slug"])
+            )
+            for h in hardware_summaries(catalog)
+        ],
     )
     yield "api/v1/index.json", dump(index.model_dump(mode="json"))
     for name, schema in api.SCHEMAS.items():
@@ -234,21 +300,19 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
     yield "404.html", minify(render("404.html", "en", assets=settings.assets)).encode()
 
 
-def catalog_pages(lang: str) -> Path:
-    """Folder of a language's Markdown pages."""
-    return ROOT / "content" / "pages" / lang
-
-
 def static_outputs(asset_files: dict[str, tuple[str, bytes]]) -> Iterator[Output]:
     """Fingerprinted assets, robots.txt and _headers."""
     for url, data in asset_files.values():
         yield url.lstrip("/"), data
-    yield "_headers", (
-        "/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n"
-        "/badges/*\n  Cache-Control: no-cache\n  Access-Control-Allow-Origin: *\n"
-        "/api/*\n  Access-Control-Allow-Origin: *\n"
-        "/*\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: strict-origin-when-cross-origin\n"
-    ).encode()
+    yield (
+        "_headers",
+        (
+            b"/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n"
+            b"/badges/*\n  Cache-Control: no-cache\n  Access-Control-Allow-Origin: *\n"
+            b"/api/*\n  Access-Control-Allow-Origin: *\n"
+            b"/*\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: strict-origin-when-cross-origin\n"
+        ),
+    )
 
 
 _catalog: Catalog | None = None
@@ -266,8 +330,9 @@ def _work(slug: str) -> tuple[list[Output], list[HardwareRow]]:
     return model_outputs(_catalog, slug, _settings)
 
 
-def per_model(catalog: Catalog, content: Path, settings: Settings, jobs: int) -> Iterator[
-        tuple[list[Output], list[HardwareRow]]]:
+def per_model(
+    catalog: Catalog, content: Path, settings: Settings, jobs: int
+) -> Iterator[tuple[list[Output], list[HardwareRow]]]:
     """Phase 1 results in catalog order, from worker processes when there is more than one job."""
     slugs = list(catalog.models)
     if jobs <= 1 or len(slugs) <= 1:
@@ -278,16 +343,20 @@ def per_model(catalog: Catalog, content: Path, settings: Settings, jobs: int) ->
         yield from pool.map(_work, slugs)
 
 
-def all_outputs(catalog: Catalog, content: Path, settings: Settings, asset_files: dict[str, tuple[str, bytes]],
-                jobs: int, progress: bool = False) -> Iterator[Output]:
+def all_outputs(
+    catalog: Catalog,
+    content: Path,
+    settings: Settings,
+    asset_files: dict[str, tuple[str, bytes]],
+    jobs: int,
+    progress: bool = False,
+) -> Iterator[Output]:
     """Every output of the build, in a deterministic order."""
     rows: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
-    done = 0
-    for outputs, model_rows in per_model(catalog, content, settings, jobs):
+    for done, (outputs, model_rows) in enumerate(per_model(catalog, content, settings, jobs), 1):
         yield from outputs
         for row, hw in zip(model_rows, catalog.hardware, strict=True):
             rows[hw].append(row)
-        done += 1
         if progress:
             print(f"\r  models {done}/{len(catalog.models)}", end="", file=sys.stderr, flush=True)
     if progress:
@@ -327,14 +396,21 @@ def write_all(outputs: Iterable[Output], tmp: Path) -> tuple[int, int, int]:
     return len(seen), pages, total
 
 
-def build(catalog: Catalog, out: Path, *, jobs: int | None = None, base_url: str = "https://sizewise.dev",
-          content: Path | None = None, langs: tuple[str, ...] = LANGS) -> str:
+def build(
+    catalog: Catalog,
+    out: Path,
+    *,
+    jobs: int | None = None,
+    base_url: str = "https://sizewise.dev",
+    content: Path | None = None,
+    langs: tuple[str, ...] = LANGS,
+) -> str:
     """Compute every output, write them into a temporary sibling of ``out``, swap it in; a summary line."""
     start = time.perf_counter()
     content = content or ROOT / "content"
     jobs = jobs or os.cpu_count() or 1
     asset_files = assets()
-    settings = Settings(base_url.rstrip("/"), {name: url for name, (url, _) in asset_files.items()}, langs)
+    settings = Settings(base_url.rstrip("/"), {name: url for name, (url, _) in asset_files.items()}, content, langs)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
@@ -346,6 +422,7 @@ def build(catalog: Catalog, out: Path, *, jobs: int | None = None, base_url: str
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     seconds = time.perf_counter() - start
-    return (f"built {files:,} files ({pages:,} pages, {files - pages:,} JSON/SVG/other, {size / 1e6:,.1f} MB) "
-            f"into {out} in {seconds:.1f} s")
-
+    return (
+        f"built {files:,} files ({pages:,} pages, {files - pages:,} JSON/SVG/other, {size / 1e6:,.1f} MB) "
+        f"into {out} in {seconds:.1f} s"
+    )

@@ -436,9 +436,9 @@ class CalibrationEntry(Frozen):
 
     engine: EngineName
     hardware_class: str
-    bandwidth_efficiency: Annotated[float, Field(gt=0, le=1.2)]
+    bandwidth_efficiency: Annotated[float, Field(gt=0, le=1)]
     per_token_latency_s: Annotated[float, Field(ge=0)]
-    compute_efficiency: Annotated[float, Field(gt=0, le=1.2)]
+    compute_efficiency: Annotated[float, Field(gt=0, le=1)]
     decode_rows: NonNegativeInt
     prefill_rows: NonNegativeInt
 

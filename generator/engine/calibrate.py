@@ -10,10 +10,12 @@ Prefill (compute-bound): the efficiency is the median of achieved FLOP/s ÷ dens
 from __future__ import annotations
 
 import dataclasses
+import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
 from generator.content.schema import CalibrationEntry, Hardware, Model, QuantFormat, Throughput
+from generator.engine.kv import kv_read_per_token
 from generator.engine.params import count_params
 from generator.engine.scenario import hardware_class
 from generator.engine.speed import attention_flops, matmul_params
@@ -36,9 +38,10 @@ class Point:
 
 
 def _bytes_per_token(row: Throughput, model: Model | None, fmt: QuantFormat) -> float | None:
-    """Weight bytes read per decoded token for the measured model."""
+    """Bytes read per decoded token: weights, plus the 16-bit KV cache at the row's context."""
     if model is not None:
-        return float(weight_bytes(count_params(model), fmt).per_token_read)
+        kv = kv_read_per_token(model, 2, row.context, 0.0)
+        return float(weight_bytes(count_params(model), fmt).per_token_read) + kv
     if row.size_gib is not None:
         return row.size_gib * GIB
     if row.params is not None:
@@ -56,8 +59,9 @@ def _flops_per_token(row: Throughput, model: Model | None, tokens: int) -> float
 
 
 def _tokens(test: str) -> int:
-    digits = "".join(ch for ch in test.split("_")[0] if ch.isdigit())
-    return int(digits) if digits else 512
+    """Prompt tokens of a prefill test: pp512 -> 512, prefill_b1_ctx4096 -> 4096."""
+    match = re.search(r"ctx(\d+)$", test) or re.search(r"^pp(\d+)$", test)
+    return max(1, int(match.group(1))) if match else 512
 
 
 def points(
@@ -97,18 +101,24 @@ def _round(v: float) -> float:
 
 
 def fit_decode(pts: Sequence[Point]) -> tuple[float, float]:
-    """(bandwidth efficiency, per-token latency s) for a set of decode points."""
+    """(bandwidth efficiency, per-token latency s) for a set of decode points.
+
+    The slope is kept at 1 or more (no engine reads memory faster than its datasheet bandwidth) and
+    the intercept at 0 or more; each bound refits the other parameter.
+    """
     xs = [p.x for p in pts]
     ys = [p.y for p in pts]
     if len(pts) >= 3 and max(xs) > 1.5 * min(xs):
         mx = statistics.fmean(xs)
         my = statistics.fmean(ys)
         sxx = sum((x - mx) ** 2 for x in xs)
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+        slope = max(1.0, sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx)
         intercept = my - slope * mx
-        if slope > 0 and intercept >= 0:
-            return _round(1.0 / slope), _round(intercept)
-    return _round(statistics.median(x / y for x, y in zip(xs, ys, strict=True))), 0.0
+        if intercept < 0:
+            slope = max(1.0, sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs))
+            intercept = 0.0
+        return _round(1.0 / slope), _round(intercept)
+    return _round(min(1.0, statistics.median(x / y for x, y in zip(xs, ys, strict=True)))), 0.0
 
 
 def fit_prefill(pts: Sequence[Point]) -> float:
@@ -128,16 +138,19 @@ def calibrate(pts: Sequence[Point]) -> tuple[CalibrationEntry, ...]:
         pre = [p for p in group if not p.decode]
         if not dec and not pre:
             continue
-        fallback = groups[(engine, "*")]
-        eff, lat = fit_decode(dec if dec else [p for p in fallback if p.decode])
-        comp = fit_prefill(pre if pre else [p for p in fallback if not p.decode])
+        # No data for this class: the engine over all hardware; no data for the engine: every engine.
+        engine_all = groups[(engine, "*")]
+        dec_fit = dec or [p for p in engine_all if p.decode] or [p for p in pts if p.decode]
+        pre_fit = pre or [p for p in engine_all if not p.decode] or [p for p in pts if not p.decode]
+        eff, lat = fit_decode(dec_fit)
+        comp = fit_prefill(pre_fit)
         entries.append(
             CalibrationEntry(
                 engine=engine,  # type: ignore[arg-type]
                 hardware_class=cls,
-                bandwidth_efficiency=min(eff, 1.2),
+                bandwidth_efficiency=eff,
                 per_token_latency_s=lat,
-                compute_efficiency=min(comp, 1.2),
+                compute_efficiency=min(comp, 1.0),
                 decode_rows=len(dec),
                 prefill_rows=len(pre),
             )

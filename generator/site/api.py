@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from generator.content.schema import Hardware
 from generator.engine.estimate import ENGINE_VERSION, Estimate
 from generator.site import routes
-from generator.content.schema import Hardware
 from generator.site.views import ContextRow, FormatRow, HardwareRow, PairData
 
 Verdict = Literal["comfortable", "tight", "oom"]

@@ -43,13 +43,16 @@ def badge(pairs: Sequence[PairData]) -> Badge:
     est = pairs[0].est
     total = est.memory.total_bytes
     gpus = [
-        p for p in pairs
+        p
+        for p in pairs
         if p.hardware.kind not in (HardwareKind.apple_unified, HardwareKind.unified_apu, HardwareKind.npu)
         and p.est.memory.verdict != "oom"
     ]
     if gpus:
-        smallest = min(gpus, key=lambda p: (p.hardware.memory_bytes, p.hardware.price.usd if p.hardware.price else 0,
-                                            p.hardware.slug))
+        smallest = min(
+            gpus,
+            key=lambda p: (p.hardware.memory_bytes, p.hardware.price.usd if p.hardware.price else 0, p.hardware.slug),
+        )
         return Badge(LABEL, f"{_gib(total)} · fits {short_name(smallest.hardware.name)}", smallest.est.memory.verdict)
     return Badge(LABEL, f"{_gib(total)} · no single GPU", "oom")
 

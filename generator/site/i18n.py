@@ -29,7 +29,7 @@ HTML_LANG = HREFLANG
 LANG_NAMES = {"en": "English", "fr": "Français", "zh": "简体中文"}
 GIB = 1024**3
 # Binary units as each language writes them (French: octet → Gio, Mio).
-UNITS = {"en": ("MiB", "GiB", "TiB"), "fr": ("Mio", "Gio", "Tio"), "zh": ("MiB", "GiB", "TiB")}
+UNITS = {"en": ("KiB", "MiB", "GiB", "TiB"), "fr": ("Kio", "Mio", "Gio", "Tio"), "zh": ("KiB", "MiB", "GiB", "TiB")}
 
 
 @cache
@@ -71,10 +71,12 @@ class Fmt:
         return self.num(value, digits)
 
     def bytes(self, n: float | None) -> str:
-        """Bytes in binary units: MiB below 1 GiB, GiB below 1 TiB."""
+        """Bytes in binary units: KiB below 1 MiB, MiB below 1 GiB, GiB below 1 TiB."""
         if n is None:
             return "—"
-        mib, gib, tib = UNITS[self.lang]
+        kib, mib, gib, tib = UNITS[self.lang]
+        if abs(n) < 1024**2:
+            return f"{self.num(n / 1024, 1)}\u00a0{kib}"
         if abs(n) < GIB:
             return f"{self.num(n / 1024**2, 0)}\u00a0{mib}"
         if abs(n) < 1024 * GIB:
@@ -83,7 +85,7 @@ class Fmt:
 
     def gib_unit(self) -> str:
         """The word for GiB in this language."""
-        return UNITS[self.lang][1]
+        return UNITS[self.lang][2]
 
     def pct(self, fraction: float | None, digits: int = 0) -> str:
         """A percentage in the locale's pattern (French: narrow no-break space before %)."""

@@ -31,6 +31,15 @@ def render_markdown(text: str) -> Markup:
     return Markup(md.convert(str(escape(text))))
 
 
+def source_url(source: str) -> str:
+    """A link for a source: URLs as they are; ``owner/repo:path[@commit]`` to its GitHub page."""
+    if source.startswith(("http://", "https://")):
+        return source
+    repo, _, rest = source.partition(":")
+    path, _, commit = rest.partition("@")
+    return f"https://github.com/{repo}/blob/{commit or 'HEAD'}/{path}"
+
+
 @cache
 def environment(lang: str) -> jinja2.Environment:
     """A sandbox-free but autoescaping Jinja environment with the locale's translations."""
@@ -52,6 +61,7 @@ def environment(lang: str) -> jinja2.Environment:
         html_lang=HTML_LANG[lang],
         urls=routes,
         json_script=json_script,
+        source_url=source_url,
     )
     return env
 

@@ -14,8 +14,9 @@ MAX_URLS = 50_000
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
 
 
-def outputs(catalog: Catalog, base_url: str, langs: tuple[str, ...], max_urls: int = MAX_URLS) -> Iterator[
-        tuple[str, bytes]]:
+def outputs(
+    catalog: Catalog, base_url: str, langs: tuple[str, ...], max_urls: int = MAX_URLS
+) -> Iterator[tuple[str, bytes]]:
     """The sitemap index, the per-locale chunks and robots.txt."""
     chunks: list[str] = []
     for lang in langs:
@@ -33,7 +34,10 @@ def outputs(catalog: Catalog, base_url: str, langs: tuple[str, ...], max_urls: i
                 lines.append(f'<xhtml:link rel="alternate" hreflang="x-default" href={href}/></url>')
             lines.append("</urlset>")
             yield name, ("\n".join(lines) + "\n").encode()
-    index = ['<?xml version="1.0" encoding="UTF-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    index = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ]
     index += [f"<sitemap><loc>{base_url}/{c}</loc></sitemap>" for c in chunks]
     index.append("</sitemapindex>")
     yield "sitemap.xml", ("\n".join(index) + "\n").encode()

@@ -30,8 +30,9 @@ def world_of(catalog: Catalog) -> World:
     return World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
 
 
-def default_scenario(catalog: Catalog, fmt: str = DEFAULT_FORMAT, engine: str = DEFAULT_ENGINE,
-                     context: int | None = None) -> Scenario:
+def default_scenario(
+    catalog: Catalog, fmt: str = DEFAULT_FORMAT, engine: str = DEFAULT_ENGINE, context: int | None = None
+) -> Scenario:
     """The scenario every pair page starts from: Q4_K_M on llama.cpp, its default KV, 8K context."""
     eng = catalog.engine(engine)
     return Scenario(
@@ -140,8 +141,9 @@ def context_steps(model: Model) -> tuple[int, ...]:
     return (*steps, top)
 
 
-def context_rows(catalog: Catalog, model: Model, hw: Hardware, base: Estimate) -> tuple[tuple[ContextRow, ...], str,
-                                                                                      str]:
+def context_rows(
+    catalog: Catalog, model: Model, hw: Hardware, base: Estimate
+) -> tuple[tuple[ContextRow, ...], str, str]:
     """Memory across contexts for the page's scenario with 16-bit and 8-bit KV (fp8 on vLLM, q8_0 on llama.cpp)."""
     eng = base.scenario.engine
     kv16 = catalog.kv_dtype(eng.default_kv_dtype)
@@ -151,8 +153,9 @@ def context_rows(catalog: Catalog, model: Model, hw: Hardware, base: Estimate) -
     for ctx in context_steps(model):
         a = estimate(model, hw, base.scenario.with_(context=ctx, kv=kv16), world).memory
         b = estimate(model, hw, base.scenario.with_(context=ctx, kv=kv8), world).memory
-        rows.append(ContextRow(ctx, a.kv_cache_bytes, b.kv_cache_bytes, a.total_bytes, b.total_bytes, a.verdict,
-                               b.verdict))
+        rows.append(
+            ContextRow(ctx, a.kv_cache_bytes, b.kv_cache_bytes, a.total_bytes, b.total_bytes, a.verdict, b.verdict)
+        )
     return tuple(rows), kv16.name, kv8.name
 
 
@@ -160,8 +163,9 @@ def _gguf_file_quant(fmt: QuantFormat) -> str:
     return fmt.name.upper()
 
 
-def commands(catalog: Catalog, model: Model, hw: Hardware, matrix: Sequence[FormatRow], context: int) -> tuple[
-        Command, ...]:
+def commands(
+    catalog: Catalog, model: Model, hw: Hardware, matrix: Sequence[FormatRow], context: int
+) -> tuple[Command, ...]:
     """llama-server, vllm serve, an Ollama Modelfile and mlx_lm, each for the best fitting format of its engine."""
     out = []
 
@@ -173,8 +177,9 @@ def commands(catalog: Catalog, model: Model, hw: Hardware, matrix: Sequence[Form
             q4 = [r for r in pool if r.fmt.name == DEFAULT_FORMAT]
             if q4 and q4[0].est and q4[0].est.memory.verdict != "oom":
                 return q4[0]
-        return max(pool, key=lambda r: (r.est.memory.verdict != "oom" if r.est else False, r.fmt.bits_per_weight),
-                   default=None)
+        return max(
+            pool, key=lambda r: (r.est.memory.verdict != "oom" if r.est else False, r.fmt.bits_per_weight), default=None
+        )
 
     art = model.artifacts
     row = pick("llama.cpp")
@@ -189,11 +194,21 @@ def commands(catalog: Catalog, model: Model, hw: Hardware, matrix: Sequence[Form
     row = pick("vllm")
     if row and row.est:
         gpus = row.est.min_gpus or 1
-        repo = {"AWQ": art.awq[0] if art.awq else "", "GPTQ": art.gptq[0] if art.gptq else "",
-                "FP8": art.fp8[0] if art.fp8 else model.hf_id}.get(row.fmt.name, model.hf_id)
+        repo = {
+            "AWQ": art.awq[0] if art.awq else "",
+            "GPTQ": art.gptq[0] if art.gptq else "",
+            "FP8": art.fp8[0] if art.fp8 else model.hf_id,
+        }.get(row.fmt.name, model.hf_id)
         if repo:
-            parts = ["vllm", "serve", repo, "--max-model-len", str(context), "--gpu-memory-utilization",
-                     str(row.engine.memory_utilization)]
+            parts = [
+                "vllm",
+                "serve",
+                repo,
+                "--max-model-len",
+                str(context),
+                "--gpu-memory-utilization",
+                str(row.engine.memory_utilization),
+            ]
             if row.fmt.name == "FP8" and not art.fp8:
                 parts += ["--quantization", "fp8"]
             if gpus > 1:
@@ -266,8 +281,11 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
     matrix = quant_matrix(catalog, model, hw, sc.context)
     contexts, kv16, kv8 = context_rows(catalog, model, hw, est)
     kv8_est = estimate(model, hw, sc.with_(kv=catalog.kv_dtype("q8_0")), world)
-    cheaper = [r for r in matrix if r.est and r.engine.name == sc.engine.name
-               and r.fmt.bits_per_weight < sc.fmt.bits_per_weight]
+    cheaper = [
+        r
+        for r in matrix
+        if r.est and r.engine.name == sc.engine.name and r.fmt.bits_per_weight < sc.fmt.bits_per_weight
+    ]
     smaller = max(cheaper, key=lambda r: r.fmt.bits_per_weight, default=None)
     bars, usable_x = memory_bars(est)
     per_gpu = est.memory.usable_per_gpu_bytes
@@ -283,7 +301,9 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
         commands=commands(catalog, model, hw, matrix, sc.context),
         kv8_saving_bytes=est.memory.total_bytes - kv8_est.memory.total_bytes,
         smaller=smaller,
-        smaller_saving_bytes=est.memory.weights_bytes - smaller.est.memory.weights_bytes if smaller and smaller.est else 0,
+        smaller_saving_bytes=est.memory.weights_bytes - smaller.est.memory.weights_bytes
+        if smaller and smaller.est
+        else 0,
         offers=tuple((o, o.usd_per_hour / o.gpus) for o in catalog.offers_for(hw.slug)),
         bars=bars,
         usable_x=usable_x,
@@ -431,8 +451,9 @@ class BarChart:
 
 def speed_chart(pairs: Sequence[PairData]) -> BarChart:
     """Decode tok/s of the default scenario on every accelerator where it fits, fastest first."""
-    fits = sorted((p for p in pairs if p.est.memory.verdict != "oom"),
-                  key=lambda p: (-p.est.speed.decode_tok_s, p.hardware.slug))
+    fits = sorted(
+        (p for p in pairs if p.est.memory.verdict != "oom"), key=lambda p: (-p.est.speed.decode_tok_s, p.hardware.slug)
+    )
     top = max((p.est.speed.decode_tok_s for p in fits), default=1.0)
     bars = []
     for i, p in enumerate(fits):

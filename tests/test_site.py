@@ -1,0 +1,279 @@
+"""The built site: golden tiny site, page counts, hreflang, JSON schemas, sitemaps, links, i18n, escaping."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import jsonschema
+import pytest
+from babel.messages.pofile import read_po
+
+from generator.build.writer import build
+from generator.content.catalog import Catalog
+from generator.content.loader import load_catalog
+from generator.site.api import SCHEMAS
+from tests.conftest import CONTENT, ROOT
+from tests.golden.regenerate import CONTENT as GOLDEN_CONTENT
+from tests.golden.regenerate import DIST as GOLDEN_DIST
+from tests.golden.regenerate import build_golden
+
+LANGS = ("en", "fr", "zh")
+HREFLANG = {"en": "en", "fr": "fr", "zh": "zh-Hans"}
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def site(catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "dist"
+    build(catalog, out, jobs=2, base_url="https://sizewise.example", content=CONTENT)
+    return out
+
+
+class Links(HTMLParser):
+    """Collects hrefs/srcs, hreflang alternates, ids and the <html lang>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.alternates: dict[str, str] = {}
+        self.ids: set[str] = set()
+        self.lang = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "html":
+            self.lang = a.get("lang") or ""
+        if a.get("id"):
+            self.ids.add(a["id"] or "")
+        if tag == "link" and a.get("rel") == "alternate" and a.get("hreflang"):
+            self.alternates[a["hreflang"] or ""] = a.get("href") or ""
+        if tag == "a" and a.get("href"):
+            self.links.append(a["href"] or "")
+        if tag in ("img", "script") and a.get("src"):
+            self.links.append(a["src"] or "")
+        if tag == "link" and a.get("rel") in ("stylesheet", "icon") and a.get("href"):
+            self.links.append(a["href"] or "")
+
+
+def parse(path: Path) -> Links:
+    p = Links()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+def test_golden_tiny_site(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    build_golden(out)
+    got, want = files(out), files(GOLDEN_DIST)
+    assert sorted(got) == sorted(want), "file list differs from tests/golden/dist (run `make golden` and review)"
+    for name in sorted(want):
+        if got[name] != want[name]:
+            diff = difflib.unified_diff(
+                want[name].decode(errors="replace").replace("><", ">\n<").splitlines(),
+                got[name].decode(errors="replace").replace("><", ">\n<").splitlines(),
+                "expected",
+                "built",
+                lineterm="",
+                n=1,
+            )
+            pytest.fail(
+                f"{name} differs from the golden site (run `make golden` and review):\n" + "\n".join(list(diff)[:40])
+            )
+    assert len(load_catalog(GOLDEN_CONTENT).models) == 2
+
+
+def test_page_counts(site: Path, catalog: Catalog) -> None:
+    m, h = len(catalog.models), len(catalog.hardware)
+    for lang in LANGS:
+        pages = list((site / lang).rglob("index.html"))
+        assert len(pages) == 4 + h + m + m * h, lang
+        assert len(list((site / lang / "models").glob("*/*/index.html"))) == m * h
+    assert len(list((site / "api/v1/pairs").rglob("*.json"))) == m * h
+    assert len(list((site / "badges").glob("*.svg"))) == m
+    for name in ("index.html", "404.html", "robots.txt", "sitemap.xml", "_headers", "api/v1/index.json"):
+        assert (site / name).is_file(), name
+
+
+def test_hreflang_is_reciprocal_and_absolute(site: Path) -> None:
+    for page in sorted(site.glob("*/models/*/*/index.html"))[:60] + sorted(site.glob("*/hardware/*/index.html")):
+        links = parse(page)
+        lang = page.relative_to(site).parts[0]
+        assert links.lang == HREFLANG[lang]
+        assert set(links.alternates) == {"en", "fr", "zh-Hans", "x-default"}
+        assert all(href.startswith("https://sizewise.example/") for href in links.alternates.values())
+        own = links.alternates[HREFLANG[lang]]
+        for other, href in links.alternates.items():
+            target = site / href.removeprefix("https://sizewise.example/") / "index.html"
+            back = parse(target).alternates
+            assert back[HREFLANG[lang]] == own, (page, other)
+
+
+def test_every_json_validates_against_its_schema(site: Path) -> None:
+    schemas = {name: json.loads((site / f"api/v1/schema/{name}.json").read_text()) for name in SCHEMAS}
+    checks = [("index", site / "api/v1/index.json")]
+    checks += [("pair", p) for p in (site / "api/v1/pairs").rglob("*.json")]
+    checks += [("model", p) for p in (site / "api/v1/models").glob("*.json")]
+    checks += [("hardware", p) for p in (site / "api/v1/hardware").glob("*.json")]
+    checks += [("badge", p) for p in (site / "badges").glob("*.json")]
+    for name, path in checks:
+        jsonschema.validate(json.loads(path.read_text()), schemas[name])
+    badge = json.loads(next((site / "badges").glob("*.json")).read_text())
+    assert set(badge) == {"schemaVersion", "label", "message", "color"} and badge["schemaVersion"] == 1
+
+
+def test_pair_json_has_the_estimate_keys_as_integers(site: Path) -> None:
+    data = json.loads((site / "api/v1/pairs/qwen2-5-coder-32b-instruct/h100-sxm.json").read_text())
+    est = data["estimate"]
+    for key in ("weights_bytes", "kv_cache_bytes", "overhead_bytes", "total_bytes", "usable_bytes"):
+        assert isinstance(est[key], int)
+    assert est["total_bytes"] == est["weights_bytes"] + est["kv_cache_bytes"] + est["overhead_bytes"]
+    assert {r["quant"] for r in data["quant_matrix"]} >= {"Q4_K_M", "BF16", "AWQ", "MLX 4-bit"}
+    assert data["context_scaling"][-1]["context"] == 32768
+
+
+def test_sitemaps_parse_and_list_every_page(site: Path, catalog: Catalog) -> None:
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    index = ET.parse(site / "sitemap.xml").getroot()
+    locs = [e.text or "" for e in index.findall("s:sitemap/s:loc", ns)]
+    urls = []
+    for loc in locs:
+        root = ET.parse(site / loc.removeprefix("https://sizewise.example/")).getroot()
+        entries = root.findall("s:url", ns)
+        assert len(entries) <= 50_000
+        for u in entries:
+            urls.append(u.find("s:loc", ns).text)  # type: ignore[union-attr]
+            assert len(u.findall("x:link", ns)) == 4
+    pages = {f"https://sizewise.example/{p.parent.relative_to(site)}/" for p in site.glob("*/**/index.html")}
+    assert set(urls) == pages
+    assert "Sitemap: https://sizewise.example/sitemap.xml" in (site / "robots.txt").read_text()
+
+
+def test_internal_links_resolve(site: Path) -> None:
+    checked = 0
+    for page in [
+        *site.glob("*/index.html"),
+        *site.glob("*/*/index.html"),
+        *sorted(site.glob("en/models/*/*/index.html"))[:40],
+        *site.glob("zh/hardware/*/index.html"),
+    ]:
+        links = parse(page)
+        for href in links.links:
+            if href.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, anchor = href.partition("#")
+            target = (page.parent / path) if not path.startswith("/") else site / path.lstrip("/")
+            if not path:
+                assert anchor in links.ids, (page, href)
+                continue
+            if path.endswith("/"):
+                target = target / "index.html"
+            assert target.exists(), (page, href)
+            checked += 1
+    assert checked > 1000
+
+
+def test_language_switcher_keeps_the_page(site: Path) -> None:
+    links = parse(site / "fr/models/llama-3-1-8b-instruct/rtx-4090/index.html")
+    assert "/en/models/llama-3-1-8b-instruct/rtx-4090/" in links.links
+    assert "/zh/models/llama-3-1-8b-instruct/rtx-4090/" in links.links
+
+
+def test_locale_formatting(site: Path) -> None:
+    fr = (site / "fr/models/qwen2-5-coder-32b-instruct/h100-sxm/index.html").read_text()
+    en = (site / "en/models/qwen2-5-coder-32b-instruct/h100-sxm/index.html").read_text()
+    assert re.search(r"\d+,\d\u00a0Gio", fr), "French pages use a decimal comma and Gio"
+    assert re.search(r"\d+\.\d\u00a0GiB", en)
+    assert "\u202f" in fr  # narrow no-break space: grouping and before %
+
+
+def test_catalogs_complete_and_in_sync(tmp_path: Path) -> None:
+    pot = tmp_path / "messages.pot"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "babel.messages.frontend",
+            "extract",
+            "-F",
+            "babel.cfg",
+            "-k",
+            "_",
+            "-k",
+            "ngettext:1,2",
+            "--no-location",
+            "--omit-header",
+            "-o",
+            str(pot),
+            ".",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    with pot.open("rb") as fh:
+        wanted = {m.id for m in read_po(fh) if m.id}
+    for lang, locale in (("fr", "fr"), ("zh", "zh_Hans_CN")):
+        with (ROOT / "locales" / lang / "LC_MESSAGES" / "messages.po").open("rb") as fh:
+            cat = read_po(fh, locale=locale)
+        have = {m.id for m in cat if m.id}
+        assert have == wanted, (
+            f"{lang}: run `make i18n` (missing {sorted(wanted - have)[:3]}, stale {sorted(have - wanted)[:3]})"
+        )
+        for m in cat:
+            if not m.id:
+                continue
+            strings = m.string if isinstance(m.string, tuple) else (m.string,)
+            assert not m.fuzzy, (lang, m.id)
+            assert all(strings), f"{lang}: untranslated {m.id!r}"
+            ids = " ".join(m.id) if isinstance(m.id, tuple) else m.id
+            for s in strings:
+                assert set(re.findall(r"%\((\w+)\)s", s)) == set(re.findall(r"%\((\w+)\)s", ids)), (lang, m.id)
+
+
+def test_catalog_strings_are_escaped(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(GOLDEN_CONTENT, content)
+    path = content / "models" / "llama-3-1-8b-instruct.yaml"
+    path.write_text(path.read_text().replace("name: Llama-3.1-8B-Instruct", 'name: "<script>alert(1)</script>"', 1))
+    out = tmp_path / "dist"
+    build(load_catalog(content), out, jobs=1, base_url="https://sizewise.example", content=content)
+
+    class Scripts(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.scripts: list[str] = []
+            self.text: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "script":
+                self.scripts.append(dict(attrs).get("type") or "")
+
+        def handle_data(self, data: str) -> None:
+            self.text.append(data)
+
+    for page in (
+        "en/models/llama-3-1-8b-instruct/index.html",
+        "fr/models/llama-3-1-8b-instruct/rtx-4090/index.html",
+        "zh/hardware/rtx-4090/index.html",
+    ):
+        html = (out / page).read_text()
+        # <title> is RCDATA: a browser never parses tags inside it (the minifier leaves "<" bare there).
+        title = re.search(r"<title>(.*?)</title>", html, re.S)
+        assert title and "</" not in title.group(1).replace("</script>", "")
+        parser = Scripts()
+        parser.feed(html.replace(title.group(0), ""))
+        assert parser.scripts == ["application/ld+json"], page  # the name never became an element
+        assert any("<script>alert(1)</script>" in t for t in parser.text), page  # it shows as text
+    badge = (out / "badges/llama-3-1-8b-instruct.svg").read_text()
+    assert "<script>" not in badge
