@@ -4,8 +4,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+TOOLS := tools/node_modules/.installed
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: build test lint typecheck check-content calibrate clean i18n serve golden
+.PHONY: build test lint typecheck check-content calibrate clean i18n serve golden browser audit
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,11 +46,25 @@ serve: $(STAMP)
 calibrate: $(STAMP)
 	$(PY) -m generator calibrate
 
-test: $(STAMP)
+# The web gates need a real Chromium with CJK fonts (Debian packages) and tools from npm.
+browser:
+	@if ! command -v chromium >/dev/null || ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
+	fi
+
+$(TOOLS): tools/package.json tools/package-lock.json
+	cd tools && npm ci --no-audit --no-fund --loglevel=error
+	touch $(TOOLS)
+
+audit: $(STAMP) $(TOOLS) browser
+	$(PY) -m tests.web.audit
+
+test: $(STAMP) $(TOOLS) browser
 	$(PY) -m generator check-content
 	$(PY) -m ruff check generator tests
 	$(PY) -m mypy
 	$(PY) -m pytest -q
 
 clean:
-	rm -rf $(VENV) dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) dist reports tools/node_modules .pytest_cache .mypy_cache .ruff_cache

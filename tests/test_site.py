@@ -277,3 +277,16 @@ def test_catalog_strings_are_escaped(tmp_path: Path) -> None:
         assert any("<script>alert(1)</script>" in t for t in parser.text), page  # it shows as text
     badge = (out / "badges/llama-3-1-8b-instruct.svg").read_text()
     assert "<script>" not in badge
+
+
+def test_source_links_are_valid_urls() -> None:
+    from generator.site.render import source_url
+
+    assert source_url("owner/repo:dir/LLaMA 3/M2.ipynb@abc123") == (
+        "https://github.com/owner/repo/blob/abc123/dir/LLaMA%203/M2.ipynb"
+    )
+    assert source_url("ggml-org/llama.cpp:tools/quantize/quantize.cpp") == (
+        "https://github.com/ggml-org/llama.cpp/blob/HEAD/tools/quantize/quantize.cpp"
+    )
+    assert source_url("https://example.org/a b?q=1#x") == "https://example.org/a%20b?q=1#x"
+    assert source_url("https://example.org/already%20encoded") == "https://example.org/already%20encoded"

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from generator.content.catalog import Catalog
-from generator.content.loader import load_catalog
 from generator.engine.estimate import ENGINE_VERSION
 from generator.engine.params import count_params
 from generator.engine.weights import weight_bytes
@@ -319,9 +318,9 @@ _catalog: Catalog | None = None
 _settings: Settings | None = None
 
 
-def _init(content: str, settings: Settings) -> None:
+def _init(catalog: Catalog, settings: Settings) -> None:
     global _catalog, _settings
-    _catalog = load_catalog(Path(content))
+    _catalog = catalog
     _settings = settings
 
 
@@ -330,22 +329,19 @@ def _work(slug: str) -> tuple[list[Output], list[HardwareRow]]:
     return model_outputs(_catalog, slug, _settings)
 
 
-def per_model(
-    catalog: Catalog, content: Path, settings: Settings, jobs: int
-) -> Iterator[tuple[list[Output], list[HardwareRow]]]:
+def per_model(catalog: Catalog, settings: Settings, jobs: int) -> Iterator[tuple[list[Output], list[HardwareRow]]]:
     """Phase 1 results in catalog order, from worker processes when there is more than one job."""
     slugs = list(catalog.models)
     if jobs <= 1 or len(slugs) <= 1:
         for slug in slugs:
             yield model_outputs(catalog, slug, settings)
         return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(str(content), settings)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(catalog, settings)) as pool:
         yield from pool.map(_work, slugs)
 
 
 def all_outputs(
     catalog: Catalog,
-    content: Path,
     settings: Settings,
     asset_files: dict[str, tuple[str, bytes]],
     jobs: int,
@@ -353,7 +349,7 @@ def all_outputs(
 ) -> Iterator[Output]:
     """Every output of the build, in a deterministic order."""
     rows: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
-    for done, (outputs, model_rows) in enumerate(per_model(catalog, content, settings, jobs), 1):
+    for done, (outputs, model_rows) in enumerate(per_model(catalog, settings, jobs), 1):
         yield from outputs
         for row, hw in zip(model_rows, catalog.hardware, strict=True):
             rows[hw].append(row)
@@ -416,7 +412,7 @@ def build(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     progress = sys.stderr.isatty() and not os.environ.get("CI")
     try:
-        files, pages, size = write_all(all_outputs(catalog, content, settings, asset_files, jobs, progress), tmp)
+        files, pages, size = write_all(all_outputs(catalog, settings, asset_files, jobs, progress), tmp)
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

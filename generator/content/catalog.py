@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Iterable, Mapping
-from types import MappingProxyType
 from typing import TypeVar
 
 from generator.content.schema import (
@@ -38,7 +37,8 @@ T = TypeVar("T")
 
 
 def _index(items: Iterable[T], key: str) -> Mapping[str, T]:
-    return MappingProxyType({getattr(i, key): i for i in items})
+    # A plain dict (typed read-only) so the catalog pickles into build workers.
+    return {getattr(i, key): i for i in items}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,3 +131,15 @@ class Catalog:
     def api_prices_for(self, model_slug: str) -> tuple[ApiPrice, ...]:
         """Serverless API prices for one model, cheapest output first."""
         return tuple(p for p in self.api_prices if p.model == model_slug)
+
+    def subset(self, models: Iterable[str], hardware: Iterable[str]) -> Catalog:
+        """A catalog restricted to some models and hardware (prices and measurements follow)."""
+        keep_m = {self.model(m).slug for m in models}
+        keep_h = {self.hw(h).slug for h in hardware}
+        return dataclasses.replace(
+            self,
+            models={k: v for k, v in self.models.items() if k in keep_m},
+            hardware={k: v for k, v in self.hardware.items() if k in keep_h},
+            offers=tuple(o for o in self.offers if o.hardware in keep_h),
+            api_prices=tuple(p for p in self.api_prices if p.model in keep_m),
+        )

@@ -6,6 +6,7 @@ import json
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 import markdown
@@ -31,13 +32,17 @@ def render_markdown(text: str) -> Markup:
     return Markup(md.convert(str(escape(text))))
 
 
+URL_SAFE = ":/?#[]@!$&'()*+,;=%~"
+
+
 def source_url(source: str) -> str:
-    """A link for a source: URLs as they are; ``owner/repo:path[@commit]`` to its GitHub page."""
+    """A valid link for a source: a URL with unsafe characters (spaces) percent-encoded, or
+    ``owner/repo:path[@commit]`` turned into its GitHub page."""
     if source.startswith(("http://", "https://")):
-        return source
+        return quote(source, safe=URL_SAFE)
     repo, _, rest = source.partition(":")
     path, _, commit = rest.partition("@")
-    return f"https://github.com/{repo}/blob/{commit or 'HEAD'}/{path}"
+    return f"https://github.com/{quote(repo)}/blob/{quote(commit or 'HEAD')}/{quote(path)}"
 
 
 @cache
