@@ -147,10 +147,17 @@ def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
-def content_warnings(catalog: Catalog, today: dt.date, max_price_age_days: int) -> tuple[list[str], list[str]]:
-    """(errors, warnings) beyond schema validation: parameter mismatches, stale prices."""
+def content_warnings(
+    catalog: Catalog, today: dt.date, max_price_age_days: int, content: Path = DEFAULT_CONTENT
+) -> tuple[list[str], list[str]]:
+    """(errors, warnings) beyond schema validation: unfinished scaffolds, parameter mismatches, stale prices."""
     errors: list[str] = []
     warnings: list[str] = []
+    for folder in ("models", "hardware"):
+        for path in sorted((content / folder).glob("*.yaml")):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if "TODO" in line:
+                    errors.append(f"content/{folder}/{path.name}:{number}: unfinished scaffold (TODO): {line.strip()}")
     for m in catalog.models.values():
         mismatch = declared_mismatch(m, count_params(m))
         if mismatch is not None and abs(mismatch) > 0.02:
@@ -175,7 +182,7 @@ def content_warnings(catalog: Catalog, today: dt.date, max_price_age_days: int) 
 
 
 def cmd_check_content(args: argparse.Namespace, catalog: Catalog) -> int:
-    errors, warnings = content_warnings(catalog, dt.date.today(), args.max_price_age_days)
+    errors, warnings = content_warnings(catalog, dt.date.today(), args.max_price_age_days, args.content)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     for e in errors:
@@ -236,6 +243,26 @@ def cmd_serve(args: argparse.Namespace, catalog: Catalog) -> int:
     return serve(args.content, args.out, args.port, base_url)
 
 
+def cmd_new_model(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.content.scaffold import scaffold
+
+    model = load_config(Path(args.config))
+    if args.hf_id:
+        from generator.content.hfconfig import slugify
+
+        model = model.model_copy(update={"slug": slugify(args.hf_id.split("/")[-1]), "hf_id": args.hf_id})
+    text = scaffold(model, args.hf_id, args.config)
+    if args.stdout:
+        print(text, end="")
+        return 0
+    path = args.content / "models" / f"{model.slug}.yaml"
+    if path.exists() and not args.force:
+        raise UserError(f"{path} exists (use --force to overwrite)")
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}: replace every TODO, then run `make check-content`")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser with one sub-command per use case."""
     p = argparse.ArgumentParser(prog="python -m generator", description=__doc__.splitlines()[0])
@@ -286,6 +313,17 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--base-url", default=None, help="absolute URL of the site root (default: site.toml)")
     b.add_argument("--locale", choices=LANGS, default=None, help="build one language only")
     b.set_defaults(func=cmd_build)
+
+    n = sub.add_parser(
+        "new-model",
+        help="scaffold a model YAML from a config.json",
+        description="Write content/models/<slug>.yaml from a Hugging Face config.json, with TODOs.",
+    )
+    n.add_argument("config", help="path to config.json")
+    n.add_argument("--hf-id", default=None, help="the Hugging Face repo id (owner/name)")
+    n.add_argument("--stdout", action="store_true", help="print instead of writing")
+    n.add_argument("--force", action="store_true", help="overwrite an existing file")
+    n.set_defaults(func=cmd_new_model, needs_calibration=False)
 
     v = sub.add_parser(
         "serve",

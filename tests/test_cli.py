@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +110,36 @@ def test_help(command: str) -> None:
         [sys.executable, "-m", "generator", command, "--help"], capture_output=True, text=True, cwd=ROOT
     )
     assert proc.returncode == 0 and "usage:" in proc.stdout
+
+
+def test_new_model_scaffold_round_trips_and_blocks_check_content(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import CONTENT
+
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    (content / "models" / "gemma-3-27b-it.yaml").unlink()
+    argv = [
+        "--content",
+        str(content),
+        "new-model",
+        str(FIXTURES / "gemma3-multimodal-config.json"),
+        "--hf-id",
+        "google/gemma-3-27b-it",
+    ]
+    assert main(argv) == 0
+    text = (content / "models" / "gemma-3-27b-it.yaml").read_text()
+    assert "layer_pattern: sssssf" in text and "sliding_window: 1024" in text and "TODO" in text
+    assert main(["--content", str(content), "check-content"]) == 2  # TODOs are not valid content
+    filled = (
+        text.replace("organization: TODO", "organization: Google")
+        .replace("family: TODO", "family: Gemma 3")
+        .replace("license: TODO", "license: gemma")
+        .replace("params_total: TODO", "params_total: 27432406640")
+        .replace("params_total_kind: TODO", "params_total_kind: exact")
+        .replace("  - TODO  # model card", "  - https://huggingface.co/google/gemma-3-27b-it  # model card")
+        .replace("# TODO:", "#")
+    )
+    (content / "models" / "gemma-3-27b-it.yaml").write_text(filled)
+    assert main(["--content", str(content), "check-content"]) == 0

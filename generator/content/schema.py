@@ -113,7 +113,15 @@ class Attention(Frozen):
 
 
 class MoE(Frozen):
-    """Mixture of experts: every expert is resident; only experts_per_token run per token."""
+    """Mixture of experts: every expert is resident; only experts_per_token run per token.
+
+    Layer i (from 0) is a MoE layer when i ≥ first_dense_layers and (i + 1) % layer_interval == 0
+    (Llama 4 Maverick interleaves with 2); other layers use the dense intermediate_size.
+    """
+
+    def is_moe_layer(self, i: int) -> bool:
+        """Whether layer ``i`` (from 0) routes to experts."""
+        return i >= self.first_dense_layers and (i + 1) % self.layer_interval == 0
 
     num_experts: PositiveInt
     experts_per_token: PositiveInt
@@ -121,6 +129,7 @@ class MoE(Frozen):
     shared_experts: NonNegativeInt = 0
     shared_expert_intermediate_size: NonNegativeInt = 0
     first_dense_layers: NonNegativeInt = 0
+    layer_interval: PositiveInt = 1
     router_bias: bool = False
     shared_expert_gate: bool = False
     extra_layers_not_loaded: NonNegativeInt = 0

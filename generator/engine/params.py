@@ -126,7 +126,7 @@ def count_params(model: Model) -> ParamCount:
         attention += m
         small += s + a.norms_per_layer * h
         moe = model.moe
-        if moe is None or i < moe.first_dense_layers:
+        if moe is None or not moe.is_moe_layer(i):
             if a.intermediate_size:
                 m, s = _ffn(h, a.intermediate_size, a.mlp_gated, a.mlp_bias)
                 dense_ffn += m
