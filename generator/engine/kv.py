@@ -88,8 +88,11 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
     kinds = layer_kinds(model)
     attention = 0.0
     state = 0.0
-    for kind in set(kinds):
+    # A fixed order keeps the float sums identical run to run (and in the browser's engine).
+    for kind in "fslm":
         n = kinds.count(kind)
+        if not n:
+            continue
         if kind in ("f", "s"):
             attention += n * per_layer * cached_tokens(kind, model, engine, context, seqs)
         else:

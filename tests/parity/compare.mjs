@@ -1,0 +1,40 @@
+// Runs the browser engine on every parity case and lists the disagreements with Python.
+// Integers (bytes, counts) must be equal; floats within 1e-9 relative; words and nulls equal.
+const INTEGER_KEYS = /(_bytes$|^params_|^max_context$|^max_batch$|^min_gpus$|^ttft_prompt_tokens$)/;
+
+export function runCases(engine, data) {
+  const problems = [];
+  const world = { assumptions: data.shared.assumptions, calibration: data.shared.calibration,
+    offers: data.offers, api_prices: data.api_prices };
+  for (const { inputs, expected } of data.cases) {
+    const model = data.models[inputs.model];
+    const hw = data.hardware[inputs.hardware];
+    const sc = engine.scenario({ formats: data.shared.formats, engines: data.shared.engines,
+      kv_cache: data.shared.kv_cache }, { quant: inputs.quant, engine: inputs.engine, kv_dtype: inputs.kv_dtype,
+      context: inputs.context, batch: inputs.batch, gpus: inputs.gpus, offload: inputs.offload });
+    const label = JSON.stringify(inputs);
+    if (expected.error) {
+      const got = engine.checkScenario(model, hw, sc);
+      if (!got) problems.push(`${label}: Python refused (${expected.error}), JS did not`);
+      continue;
+    }
+    let got;
+    try {
+      got = engine.estimate(model, hw, sc, world);
+    } catch (err) {
+      problems.push(`${label}: JS threw ${err.message}`);
+      continue;
+    }
+    for (const [key, want] of Object.entries(expected)) {
+      const have = got[key];
+      if (want === null || typeof want === "string" || typeof want === "boolean") {
+        if (have !== want) problems.push(`${label} ${key}: python ${want} js ${have}`);
+      } else if (INTEGER_KEYS.test(key)) {
+        if (have !== want) problems.push(`${label} ${key}: python ${want} js ${have} (bytes and counts must be equal)`);
+      } else if (typeof have !== "number" || Math.abs(have - want) > 1e-9 * Math.abs(want)) {
+        problems.push(`${label} ${key}: python ${want} js ${have}`);
+      }
+    }
+  }
+  return problems;
+}
