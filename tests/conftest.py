@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ from generator.content.loader import load_catalog
 from generator.engine.scenario import Scenario, World
 
 ROOT = Path(__file__).resolve().parent.parent
-CONTENT = ROOT / "content"
+# SIZEWISE_CONTENT points the suite at another catalog folder (e.g. a snapshot while editing content/).
+CONTENT = Path(os.environ.get("SIZEWISE_CONTENT", ROOT / "content"))
 GIB = 1024**3
 
 

@@ -28,12 +28,13 @@ from generator.engine.estimate import ENGINE_VERSION
 from generator.engine.params import count_params
 from generator.engine.weights import weight_bytes
 from generator.site import api, badges, routes, sitemap
-from generator.site.i18n import LANGS, translations
+from generator.site.i18n import LANGS, UNITS, translations
 from generator.site.render import minify, render, render_markdown
 from generator.site.routes import Route
 from generator.site.views import (
     DEFAULT_FORMAT,
     HardwareRow,
+    context_steps,
     footprint,
     kv_rows,
     model_facts,
@@ -42,6 +43,7 @@ from generator.site.views import (
     recommendations,
     speed_chart,
 )
+from generator.site.workbench import pair_data_json
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
@@ -89,14 +91,43 @@ def hardware_summaries(catalog: Catalog) -> list[dict[str, Any]]:
     ]
 
 
-def assets() -> dict[str, tuple[str, bytes]]:
-    """Static files with content-hashed names: logical name -> (URL, bytes)."""
-    out = {}
-    for path in sorted(STATIC.iterdir()):
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()[:10]
-        out[path.name] = (f"/assets/{path.stem}.{digest}{path.suffix}", data)
+def fingerprint(name: str, data: bytes) -> tuple[str, bytes]:
+    """``/assets/<stem>.<hash><suffix>`` for content that may be cached forever."""
+    stem, dot, suffix = name.rpartition(".")
+    digest = hashlib.sha256(data).hexdigest()[:10]
+    return f"/assets/{stem}.{digest}{dot}{suffix}", data
+
+
+def assets(catalog: Catalog, content: Path) -> dict[str, tuple[str, bytes]]:
+    """Static files and the search index, with content-hashed names: logical name -> (URL, bytes)."""
+    out = {path.name: fingerprint(path.name, path.read_bytes()) for path in sorted(STATIC.iterdir())}
+    out["search-index"] = fingerprint("search-index.json", search_index(catalog, content))
     return out
+
+
+def search_index(catalog: Catalog, content: Path) -> bytes:
+    """Compact index for the search box: slug, name and the aliases people type for each entry."""
+    import yaml
+
+    path = content / "search-aliases.yaml"
+    aliases: dict[str, list[str]] = yaml.safe_load(path.read_text(encoding="utf-8"))["aliases"] if path.exists() else {}
+
+    def words(*texts: str) -> list[str]:
+        found = [
+            alias for key, names in aliases.items() for alias in names if any(key.lower() in t.lower() for t in texts)
+        ]
+        return sorted({*texts, *found})
+
+    data = {
+        "models": [
+            {"s": m.slug, "n": m.name, "a": words(m.organization, m.family, m.hf_id)} for m in catalog.models.values()
+        ],
+        "hardware": [
+            {"s": h.slug, "n": h.name, "a": words(h.vendor, h.kind.value.replace("_", " "))}
+            for h in catalog.hardware.values()
+        ],
+    }
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
 def jsonld(route: Route, title: str, breadcrumbs: list[tuple[str, str]], settings: Settings) -> dict[str, Any]:
@@ -212,6 +243,13 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
         for p in pairs:
             route = Route("pair", lang, model=slug, hardware=p.hardware.slug)
             title = f"{model.name} · {p.hardware.name}"
+            wb = {
+                **pair_data_json(catalog, model, p.hardware),
+                "lang": lang,
+                "engine_url": settings.assets["engine.js"],
+                "context_steps": list(context_steps(model)),
+                "artifacts": model.artifacts.model_dump(mode="json"),
+            }
             out.append(
                 page(
                     "pair.html",
@@ -225,6 +263,11 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
                     max_gpus=catalog.assumptions.max_gpus,
                     all_models=all_models,
                     all_hardware=all_hardware,
+                    wb_data=wb,
+                    wb_steps=list(context_steps(model)),
+                    engines=list(catalog.engines.values()),
+                    kv_dtypes=list(catalog.kv_dtypes.values()),
+                    units=list(UNITS[lang]),
                 )
             )
     rows = [HardwareRow(model, p.best) for p in pairs]
@@ -405,7 +448,7 @@ def build(
     start = time.perf_counter()
     content = content or ROOT / "content"
     jobs = jobs or os.cpu_count() or 1
-    asset_files = assets()
+    asset_files = assets(catalog, content)
     settings = Settings(base_url.rstrip("/"), {name: url for name, (url, _) in asset_files.items()}, content, langs)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)

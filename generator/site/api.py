@@ -173,6 +173,7 @@ class HardwareJSON(Payload):
     price_date: str | None
     url: str
     sources: list[str]
+    facts: dict[str, Any]
     models: list[ModelOnHardware]
 
 
@@ -338,5 +339,6 @@ def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
         price_date=hw.price.date.isoformat() if hw.price else None,
         url=routes.page_path("hardware", "en", hardware=hw.slug),
         sources=list(hw.sources),
+        facts=hw.model_dump(mode="json", exclude={"sources", "notes"}),
         models=out,
     )

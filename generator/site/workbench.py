@@ -13,12 +13,41 @@ from generator.engine.scenario import Scenario, World
 
 # Keys the browser computes and the parity test compares (the rest of `estimate --json` is text).
 PARITY_KEYS = (
-    "params_total", "params_active", "weights_bytes", "kv_cache_bytes", "overhead_bytes", "total_bytes",
-    "usable_bytes", "headroom_bytes", "offload_bytes", "per_gpu_bytes", "usable_per_gpu_bytes", "verdict",
-    "utilization", "effective_bpw", "kv_bytes_per_token", "state_bytes", "max_context", "max_batch", "min_gpus",
-    "decode_tok_s", "decode_tok_s_aggregate", "prefill_tok_s", "ttft_s", "ttft_prompt_tokens", "qlora_bytes",
-    "lora_bytes", "full_finetune_bytes", "cloud_usd_per_hour", "usd_per_mtok", "monthly_usd", "buy_usd",
-    "power_usd_per_hour", "breakeven_months", "api_usd_per_mtok", "calibration",
+    "params_total",
+    "params_active",
+    "weights_bytes",
+    "kv_cache_bytes",
+    "overhead_bytes",
+    "total_bytes",
+    "usable_bytes",
+    "headroom_bytes",
+    "offload_bytes",
+    "per_gpu_bytes",
+    "usable_per_gpu_bytes",
+    "verdict",
+    "utilization",
+    "effective_bpw",
+    "kv_bytes_per_token",
+    "state_bytes",
+    "max_context",
+    "max_batch",
+    "min_gpus",
+    "decode_tok_s",
+    "decode_tok_s_aggregate",
+    "prefill_tok_s",
+    "ttft_s",
+    "ttft_prompt_tokens",
+    "qlora_bytes",
+    "lora_bytes",
+    "full_finetune_bytes",
+    "cloud_usd_per_hour",
+    "usd_per_mtok",
+    "monthly_usd",
+    "buy_usd",
+    "power_usd_per_hour",
+    "breakeven_months",
+    "api_usd_per_mtok",
+    "calibration",
 )
 
 
@@ -54,7 +83,9 @@ def pair_data_json(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, An
         "model": model_data(model),
         "hardware": hardware_data(hw),
         "offers": [o.model_dump(mode="json", exclude={"notes", "source"}) for o in catalog.offers_for(hw.slug)],
-        "api_prices": [p.model_dump(mode="json", exclude={"notes", "source"}) for p in catalog.api_prices_for(model.slug)],
+        "api_prices": [
+            p.model_dump(mode="json", exclude={"notes", "source"}) for p in catalog.api_prices_for(model.slug)
+        ],
     }
 
 
@@ -62,17 +93,32 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
     """Scenarios across every model, the given hardware, formats, engines, KV dtypes, contexts, batch,
     GPUs and offload, each with Python's outputs (or the error the scenario raises)."""
     world = World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
-    formats = (("Q4_K_M", "llama.cpp"), ("Q8_0", "llama.cpp"), ("Q2_K", "llama.cpp"), ("IQ4_XS", "ollama"),
-               ("Q4_K_M", "ollama"), ("BF16", "vllm"), ("AWQ", "vllm"), ("FP8", "sglang"), ("MXFP4", "vllm"),
-               ("MLX 4-bit", "mlx"))
-    kv_for = {"llama.cpp": ("fp16", "q8_0", "q4_0"), "ollama": ("fp16", "q8_0"), "vllm": ("bf16", "fp8"),
-              "sglang": ("bf16", "fp8"), "mlx": ("bf16",)}
+    formats = (
+        ("Q4_K_M", "llama.cpp"),
+        ("Q8_0", "llama.cpp"),
+        ("Q2_K", "llama.cpp"),
+        ("IQ4_XS", "ollama"),
+        ("Q4_K_M", "ollama"),
+        ("BF16", "vllm"),
+        ("AWQ", "vllm"),
+        ("FP8", "sglang"),
+        ("MXFP4", "vllm"),
+        ("MLX 4-bit", "mlx"),
+    )
+    kv_for = {
+        "llama.cpp": ("fp16", "q8_0", "q4_0"),
+        "ollama": ("fp16", "q8_0"),
+        "vllm": ("bf16", "fp8"),
+        "sglang": ("bf16", "fp8"),
+        "mlx": ("bf16",),
+    }
     grid = [
         (quant, engine, kv, ctx, batch, gpus, offload)
         for quant, engine in formats
         for kv in kv_for[engine]
         for ctx, batch, gpus, offload in itertools.product(
-            (1, 4096, 32768, 131072), (1, 3), (1, 2, 4), (0.0, 0.25) if engine in ("llama.cpp", "ollama") else (0.0,))
+            (1, 4096, 32768, 131072), (1, 3), (1, 2, 4), (0.0, 0.25) if engine in ("llama.cpp", "ollama") else (0.0,)
+        )
     ]
     cases = []
     for model in catalog.models.values():
@@ -85,10 +131,26 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
             fmt = catalog.format(quant)
             eng = catalog.engine(engine)
             kv_dtype = catalog.kv_dtype(kv)
-            sc = Scenario(fmt=fmt, kv=kv_dtype, engine=eng, context=min(ctx, model.architecture.max_context),
-                          batch=batch, gpus=gpus, offload=offload)
-            inputs = {"model": model.slug, "hardware": hw.slug, "quant": quant, "engine": eng.name,
-                      "kv_dtype": kv_dtype.name, "context": sc.context, "batch": batch, "gpus": gpus, "offload": offload}
+            sc = Scenario(
+                fmt=fmt,
+                kv=kv_dtype,
+                engine=eng,
+                context=min(ctx, model.architecture.max_context),
+                batch=batch,
+                gpus=gpus,
+                offload=offload,
+            )
+            inputs = {
+                "model": model.slug,
+                "hardware": hw.slug,
+                "quant": quant,
+                "engine": eng.name,
+                "kv_dtype": kv_dtype.name,
+                "context": sc.context,
+                "batch": batch,
+                "gpus": gpus,
+                "offload": offload,
+            }
             try:
                 keys = estimate(model, hw, sc, world).keys()
                 expected: dict[str, Any] = {k: keys[k] for k in PARITY_KEYS}

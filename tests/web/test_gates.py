@@ -6,16 +6,12 @@ The sample is a fixed subset of the real catalog covering every architecture and
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from generator.build.writer import build
-from generator.content.catalog import Catalog
-from tests.conftest import CONTENT
 from tests.web import gates
 
 LANGS = ("en", "fr", "zh")
@@ -42,29 +38,6 @@ BAD_PAGE = """<!DOCTYPE html>
 """
 
 
-@pytest.fixture(scope="session", autouse=True)
-def tools() -> None:
-    if os.environ.get("SIZEWISE_SKIP_WEB") == "1":
-        pytest.skip("SIZEWISE_SKIP_WEB=1")
-    missing = gates.tools_available()
-    if missing:
-        pytest.fail(f"web gate tools missing ({missing}): run `make test`, which installs them")
-
-
-@pytest.fixture(scope="session")
-def sample(catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("sample") / "dist"
-    sub = catalog.subset(gates.SAMPLE_MODELS, gates.SAMPLE_HARDWARE)
-    build(sub, out, jobs=2, base_url="https://sizewise.example", content=CONTENT)
-    return out
-
-
-@pytest.fixture(scope="session")
-def base_url(sample: Path) -> Iterator[str]:
-    with gates.serve(sample) as url:
-        yield url
-
-
 @pytest.fixture(scope="session")
 def bad_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("bad")
@@ -73,24 +46,6 @@ def bad_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (root / "badge.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"><rect width="-1" height="x"/><foo/></svg>')
     with gates.serve(root) as url:
         yield url
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=gates.CHROMIUM, args=gates.CHROME_FLAGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context()
-    pg = context.new_page()
-    yield pg
-    context.close()
 
 
 def urls(base_url: str) -> list[tuple[str, str, str]]:

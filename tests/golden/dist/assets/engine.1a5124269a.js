@@ -1,0 +1,560 @@
+// Sizewise sizing engine for the browser: a line-by-line port of generator/engine/*.py.
+// Same inputs (the JSON a pair page embeds), same outputs (the keys of `estimate --json`):
+// bytes are exact integers, floats agree to 1e-9 (a parity test runs both on hundreds of scenarios).
+// No dependencies, no DOM: it runs in node and in the browser.
+
+const GIB = 1024 ** 3;
+
+// Python's round(): halves go to the even neighbour.
+export function pyRound(x) {
+  const f = Math.floor(x);
+  const diff = x - f;
+  if (diff > 0.5) return f + 1;
+  if (diff < 0.5) return f;
+  return f % 2 === 0 ? f : f + 1;
+}
+
+export function layerKinds(model) {
+  const pattern = model.attention.layer_pattern;
+  const out = [];
+  for (let i = 0; i < model.architecture.num_layers; i++) out.push(pattern[i % pattern.length]);
+  return out;
+}
+
+function count(kinds, k) {
+  let n = 0;
+  for (const x of kinds) if (x === k) n++;
+  return n;
+}
+
+export function memoryBytes(hw) {
+  return hw.memory_gib != null ? pyRound(hw.memory_gib * GIB) : pyRound(hw.memory_gb * 1e9);
+}
+
+export function computeTflops(hw) {
+  return hw.tflops_bf16 || hw.tflops_fp16 || null;
+}
+
+function isMoeLayer(moe, i) {
+  return i >= moe.first_dense_layers && (i + 1) % moe.layer_interval === 0;
+}
+
+// ---- params.py ----
+function attentionLayer(model) {
+  const a = model.architecture;
+  const h = a.hidden_size;
+  const mla = model.attention.mla;
+  let small = 0;
+  let matrices;
+  if (mla) {
+    const qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+    let q;
+    if (mla.q_lora_rank) {
+      q = h * mla.q_lora_rank + mla.q_lora_rank * a.num_attention_heads * qk;
+      small += mla.q_lora_rank;
+    } else {
+      q = h * a.num_attention_heads * qk;
+    }
+    const kv = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) +
+      mla.kv_lora_rank * a.num_attention_heads * (mla.qk_nope_head_dim + mla.v_head_dim);
+    small += mla.kv_lora_rank;
+    const o = a.num_attention_heads * mla.v_head_dim * h;
+    matrices = q + kv + o;
+  } else {
+    const qOut = a.num_attention_heads * a.head_dim;
+    const kvOut = a.num_kv_heads * a.head_dim;
+    const gate = a.attention_output_gate ? 2 : 1;
+    matrices = h * qOut * gate + 2 * h * kvOut + qOut * h;
+    if (a.attention_bias) small += qOut * gate + 2 * kvOut;
+    if (a.qk_norm) small += 2 * a.head_dim;
+  }
+  if (a.attention_output_bias) small += h;
+  if (a.attention_sinks) small += a.num_attention_heads;
+  return [matrices, small];
+}
+
+function linearLayer(model) {
+  const lin = model.attention.linear;
+  const h = model.architecture.hidden_size;
+  const k = lin.num_key_heads * lin.key_head_dim;
+  const v = lin.num_value_heads * lin.value_head_dim;
+  const matrices = h * (2 * k + 2 * v) + h * 2 * lin.num_value_heads + v * h;
+  const small = (2 * k + v) * lin.conv_kernel + 2 * lin.num_value_heads + lin.value_head_dim;
+  return [matrices, small];
+}
+
+function mambaLayer(model) {
+  const m = model.attention.mamba;
+  const h = model.architecture.hidden_size;
+  const convDim = m.d_inner + 2 * m.n_groups * m.d_state;
+  const matrices = h * (2 * m.d_inner + 2 * m.n_groups * m.d_state + m.num_heads) + m.d_inner * h;
+  const small = convDim * m.d_conv + convDim + 3 * m.num_heads + m.d_inner;
+  return [matrices, small];
+}
+
+function ffn(hidden, inter, gated, bias) {
+  const matrices = (gated ? 3 : 2) * hidden * inter;
+  const small = bias ? (gated ? 2 : 1) * inter + hidden : 0;
+  return [matrices, small];
+}
+
+export function countParams(model) {
+  const a = model.architecture;
+  const h = a.hidden_size;
+  let attention = 0, small = 0, denseFfn = 0, shared = 0, experts = 0, expertsActive = 0;
+  const kinds = layerKinds(model);
+  for (let i = 0; i < kinds.length; i++) {
+    const kind = kinds[i];
+    const [m, s] = kind === "l" ? linearLayer(model) : kind === "m" ? mambaLayer(model) : attentionLayer(model);
+    attention += m;
+    small += s + a.norms_per_layer * h;
+    const moe = model.moe;
+    if (!moe || !isMoeLayer(moe, i)) {
+      if (a.intermediate_size) {
+        const [dm, ds] = ffn(h, a.intermediate_size, a.mlp_gated, a.mlp_bias);
+        denseFfn += dm;
+        small += ds;
+      }
+      continue;
+    }
+    const [oneM, oneS] = ffn(h, moe.expert_intermediate_size, a.mlp_gated, a.mlp_bias);
+    experts += moe.num_experts * oneM;
+    expertsActive += moe.experts_per_token * oneM;
+    small += moe.num_experts * oneS + h * moe.num_experts + (moe.router_bias ? moe.num_experts : 0);
+    if (moe.shared_experts && moe.shared_expert_intermediate_size) {
+      const [sm, ss] = ffn(h, moe.shared_expert_intermediate_size, a.mlp_gated, a.mlp_bias);
+      shared += sm;
+      small += ss + (moe.shared_expert_gate ? h : 0);
+    }
+  }
+  small += h;
+  const embedding = a.vocab_size * h;
+  const output = a.tie_word_embeddings ? 0 : a.vocab_size * h;
+  const p = { embedding, output, attention, dense_ffn: denseFfn, shared_experts: shared, experts,
+    experts_active: expertsActive, small };
+  p.total = embedding + output + attention + denseFfn + shared + experts + small;
+  p.active = p.total - experts + expertsActive;
+  p.body = attention + denseFfn + shared;
+  return p;
+}
+
+function matmulParams(p) {
+  const head = p.output ? p.output : p.embedding;
+  return p.active - p.embedding - p.output + head;
+}
+
+// ---- weights.py ----
+export function bodyBpw(fmt) {
+  const ref = fmt.reference;
+  if (!ref) return fmt.bits_per_weight;
+  const fileBits = ref.file_gib * 1024 ** 3 * 8;
+  const rest = ref.params - ref.embedding_params - ref.output_params;
+  return (fileBits - ref.embedding_params * fmt.embedding_bpw - ref.output_params * fmt.output_bpw) / rest;
+}
+
+export function weightBytes(p, fmt) {
+  const bulk = bodyBpw(fmt);
+  const expert = fmt.expert_bpw != null ? fmt.expert_bpw : bulk;
+  const embBpw = p.output ? fmt.embedding_bpw : fmt.output_bpw;
+  const b = (n, bpw) => pyRound(n * bpw / 8);
+  const w = {
+    embedding: b(p.embedding, embBpw), output: b(p.output, fmt.output_bpw), body: b(p.body, bulk),
+    experts: b(p.experts, expert), experts_active: b(p.experts_active, expert), small: b(p.small, fmt.small_tensor_bpw),
+    body_bpw: bulk, expert_bpw: expert, params: p.total, tied: !p.output,
+  };
+  w.total = w.embedding + w.output + w.body + w.experts + w.small;
+  w.per_token_read = (w.tied ? w.embedding : w.output) + w.body + w.experts_active + w.small;
+  w.effective_bpw = w.total * 8 / w.params;
+  return w;
+}
+
+// ---- kv.py ----
+export function kvBytesPerTokenLayer(model, kvBytes) {
+  const mla = model.attention.mla;
+  if (mla) return (mla.kv_lora_rank + mla.qk_rope_head_dim) * kvBytes;
+  const a = model.architecture;
+  return 2 * a.num_kv_heads * a.head_dim * kvBytes;
+}
+
+export function stateBytesPerSeqLayer(model, kind, engine) {
+  if (kind === "l") {
+    const lin = model.attention.linear;
+    const conv = (2 * lin.num_key_heads * lin.key_head_dim + lin.num_value_heads * lin.value_head_dim) *
+      (lin.conv_kernel - 1);
+    const ssm = lin.num_value_heads * lin.value_head_dim * lin.key_head_dim;
+    return conv * engine.state_conv_bytes + ssm * engine.state_ssm_bytes;
+  }
+  if (kind === "m") {
+    const m = model.attention.mamba;
+    const conv = (m.d_conv - 1) * (m.d_inner + 2 * m.n_groups * m.d_state);
+    return conv * engine.state_conv_bytes + m.d_state * m.d_inner * engine.state_ssm_bytes;
+  }
+  return 0.0;
+}
+
+function padUp(n, unit) {
+  return -Math.floor(-n / unit) * unit;
+}
+
+export function cachedTokens(kind, model, engine, context, seqs) {
+  const unit = engine.context_pad_tokens;
+  const window = model.attention.sliding_window;
+  const pool = engine.kv_allocation;
+  if (kind === "f" || window == null) {
+    return pool === "shared_pool" ? padUp(context * seqs, unit) : seqs * padUp(context, unit);
+  }
+  if (pool === "shared_pool") return padUp(Math.min(context * seqs, window * seqs + engine.batch_tokens), unit);
+  if (pool === "paged") return seqs * (padUp(Math.min(window - 1 + engine.batch_tokens, context), unit) + unit);
+  return seqs * Math.min(padUp(context, unit), window);
+}
+
+export function kvCache(model, engine, kvBytes, context, seqs) {
+  const perLayer = kvBytesPerTokenLayer(model, kvBytes);
+  const kinds = layerKinds(model);
+  let attention = 0.0;
+  let state = 0.0;
+  for (const kind of "fslm") {
+    const n = count(kinds, kind);
+    if (!n) continue;
+    if (kind === "f" || kind === "s") attention += n * perLayer * cachedTokens(kind, model, engine, context, seqs);
+    else state += n * seqs * stateBytesPerSeqLayer(model, kind, engine);
+  }
+  const full = count(kinds, "f");
+  const sliding = count(kinds, "s");
+  const kv = { attention_bytes: Math.ceil(attention), state_bytes: Math.ceil(state),
+    bytes_per_token: perLayer * (full + sliding) };
+  kv.total = kv.attention_bytes + kv.state_bytes;
+  return kv;
+}
+
+function kvReadPerToken(model, kvBytes, context, stateBytes) {
+  const perLayer = kvBytesPerTokenLayer(model, kvBytes);
+  const window = model.attention.sliding_window || context;
+  const kinds = layerKinds(model);
+  return perLayer * (count(kinds, "f") * context + count(kinds, "s") * Math.min(context, window)) + stateBytes;
+}
+
+// ---- memory.py ----
+const UNIFIED = new Set(["apple_unified", "unified_apu"]);
+
+export function usableBytesPerGpu(hw, engine) {
+  let total = memoryBytes(hw);
+  if (UNIFIED.has(hw.kind) && hw.gpu_memory_limit_gib) total = pyRound(hw.gpu_memory_limit_gib * 1024 ** 3);
+  return Math.floor(total * engine.memory_utilization);
+}
+
+export function tpValid(model, engine, gpus) {
+  if (gpus === 1) return true;
+  const a = model.architecture;
+  if (engine.split === "none") return false;
+  if (engine.split === "layer") return gpus <= a.num_layers;
+  if (a.num_attention_heads % gpus) return false;
+  if (model.attention.mla) return true;
+  const kv = a.num_kv_heads;
+  return gpus <= kv ? kv % gpus === 0 : gpus % kv === 0;
+}
+
+function runtimeBytesPerGpu(model, engine, gpus, seqs) {
+  const a = model.architecture;
+  const fixed = engine.runtime_bytes_per_gpu + (gpus > 1 ? engine.runtime_bytes_extra_gpu : 0);
+  let buffer = 0;
+  if (engine.compute_buffer === "logits_ubatch") {
+    buffer = engine.batch_tokens * (a.hidden_size + a.vocab_size) * 4 + a.vocab_size * 4 * seqs;
+  } else if (engine.compute_buffer === "activation_profile") {
+    buffer = model.moe ? engine.activation_bytes_moe : engine.activation_bytes_dense;
+  }
+  return fixed + buffer;
+}
+
+export function verdictFor(perGpu, usablePerGpu, tightFraction) {
+  if (perGpu > usablePerGpu) return "oom";
+  return perGpu <= tightFraction * usablePerGpu ? "comfortable" : "tight";
+}
+
+export function memory(model, weights, hw, sc, tightFraction, context, seqs) {
+  const ctx = context == null ? sc.context : context;
+  const nSeq = seqs == null ? sc.batch : seqs;
+  const engine = sc.engine;
+  const g = sc.gpus;
+  const kv = kvCache(model, engine, sc.kv.bytes_per_element, ctx, nSeq);
+  const layered = weights.body + weights.experts + weights.small;
+  let hostWeights = pyRound(layered * sc.offload);
+  if (engine.keeps_embeddings_on_host && !weights.tied) hostWeights += weights.embedding;
+  const deviceWeights = weights.total - hostWeights;
+  const kvHost = pyRound(kv.total * sc.offload);
+  const kvDevice = kv.total - kvHost;
+  let kvPerGpu;
+  if (engine.split === "tensor" && g > 1) {
+    const share = model.attention.mla ? 1.0 : 1 / Math.min(g, model.architecture.num_kv_heads);
+    kvPerGpu = Math.ceil(kv.attention_bytes * (1 - sc.offload) * share + kv.state_bytes * (1 - sc.offload) / g);
+  } else {
+    kvPerGpu = Math.ceil(kvDevice / g);
+  }
+  const runtime = runtimeBytesPerGpu(model, engine, g, nSeq);
+  const perGpu = Math.ceil(deviceWeights / g) + kvPerGpu + runtime;
+  const usable = usableBytesPerGpu(hw, engine);
+  const total = deviceWeights + kvPerGpu * g + runtime * g;
+  return {
+    weights_bytes: deviceWeights, weights_host_bytes: hostWeights, kv, kv_cache_bytes: kvPerGpu * g,
+    kv_host_bytes: kvHost, overhead_bytes: runtime * g, total_bytes: total, per_gpu_bytes: perGpu,
+    usable_bytes: usable * g, usable_per_gpu_bytes: usable, verdict: verdictFor(perGpu, usable, tightFraction),
+    headroom_bytes: usable * g - total, offload_bytes: hostWeights + kvHost, utilization: total / (usable * g),
+  };
+}
+
+export function largest(fits, lo, hi) {
+  if (!fits(lo)) return lo - 1;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi + 1) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// ---- speed.py ----
+function attentionWidth(model) {
+  const a = model.architecture;
+  const mla = model.attention.mla;
+  if (mla) return a.num_attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim);
+  return a.num_attention_heads * a.head_dim * 2;
+}
+
+export function expertsTouchedFraction(e, k, seqs) {
+  return 1.0 - (1.0 - k / e) ** seqs;
+}
+
+function attentionFlops(model, tokens) {
+  const d = attentionWidth(model);
+  const n = tokens;
+  const w = model.attention.sliding_window;
+  const pairsFull = n * n / 2;
+  const pairsSliding = w == null || n <= w ? pairsFull : n * w - w * w / 2;
+  const kinds = layerKinds(model);
+  return 2 * d * (count(kinds, "f") * pairsFull + count(kinds, "s") * pairsSliding);
+}
+
+function decodeAttentionFlops(model, context) {
+  const d = attentionWidth(model);
+  const w = model.attention.sliding_window || context;
+  const kinds = layerKinds(model);
+  return 2.0 * d * (count(kinds, "f") * context + count(kinds, "s") * Math.min(context, w));
+}
+
+function parallel(gpus, split, tpEfficiency) {
+  return split === "tensor" && gpus > 1 ? gpus * tpEfficiency : 1.0;
+}
+
+export function speed(model, p, w, hw, o) {
+  const cal = o.cal;
+  const par = parallel(o.gpus, o.split, o.tp_efficiency);
+  const bw = hw.bandwidth_gbps * 1e9 * cal.bandwidth_efficiency * par;
+  const hostBw = o.host_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency;
+  const tflops = computeTflops(hw);
+  const compute = (tflops || 0.0) * 1e12 * cal.compute_efficiency * par;
+  const moe = model.moe;
+  const touched = moe ? expertsTouchedFraction(moe.num_experts, moe.experts_per_token, o.seqs) : 0.0;
+  const expertsRead = w.experts * touched;
+  const head = w.per_token_read - w.body - w.experts_active - w.small;
+  const layeredRead = w.body + w.small + expertsRead;
+  const kvRead = o.seqs * kvReadPerToken(model, o.kv_bytes, o.context, o.state_bytes_per_seq);
+  const deviceBytes = head + (layeredRead + kvRead) * (1 - o.offload);
+  const hostBytes = (layeredRead + kvRead) * o.offload;
+  const tMem = deviceBytes / bw + hostBytes / hostBw;
+  const flopsStep = o.seqs * (2.0 * matmulParams(p) + decodeAttentionFlops(model, o.context));
+  const tCompute = compute ? flopsStep / compute : 0.0;
+  const tComm = o.split === "tensor" && o.gpus > 1 ? 2 * model.architecture.num_layers * o.allreduce_latency_s : 0.0;
+  const tStep = Math.max(tMem, tCompute) + cal.per_token_latency_s + tComm;
+  const promptFlops = 2.0 * matmulParams(p) * o.prompt_tokens + attentionFlops(model, o.prompt_tokens);
+  const passes = Math.ceil(o.prompt_tokens / o.batch_tokens);
+  const allWeights = w.per_token_read - w.experts_active + w.experts;
+  const tWeights = passes * (allWeights * (1 - o.offload) / bw + allWeights * o.offload / hostBw);
+  const tPromptCompute = compute ? promptFlops / compute : Infinity;
+  const ttft = Math.max(tPromptCompute, tWeights) + cal.per_token_latency_s + passes * tComm;
+  const finite = Number.isFinite(ttft);
+  return {
+    decode_tok_s: 1.0 / tStep, decode_tok_s_aggregate: o.seqs / tStep, prompt_tokens: o.prompt_tokens,
+    prefill_tok_s: finite ? o.prompt_tokens / ttft : null, ttft_s: finite ? ttft : null,
+  };
+}
+
+// ---- scenario.py ----
+export function hardwareClass(hw) {
+  if (hw.kind === "apple_unified") return "apple";
+  if (hw.kind === "unified_apu") return "apu";
+  if (hw.kind === "npu") return "npu";
+  return `${hw.vendor.toLowerCase().split(/\s+/)[0]}-${hw.kind}`;
+}
+
+const SAME_KERNELS = { ollama: "llama.cpp" };
+
+export function calibrationFor(entries, engine, hwClass) {
+  const table = new Map(entries.map((e) => [`${e.engine}|${e.hardware_class}`, e]));
+  const tries = [[engine, hwClass], [engine, "*"]];
+  const base = SAME_KERNELS[engine];
+  if (base) tries.push([base, hwClass], [base, "*"]);
+  tries.push(["llama.cpp", hwClass], ["llama.cpp", "*"]);
+  for (let i = 0; i < tries.length; i++) {
+    const e = table.get(`${tries[i][0]}|${tries[i][1]}`);
+    if (e) {
+      let note = `${e.engine} on ${e.hardware_class} (${e.decode_rows} decode, ${e.prefill_rows} prefill measurements)`;
+      if (i > 1 && e.engine !== base) note += `; no measurements for ${engine} on ${hwClass}`;
+      return [e, note];
+    }
+  }
+  throw new Error(`no calibration entry for ${engine} or llama.cpp`);
+}
+
+// ---- finetune.py ----
+function adaptedMatrices(model, kind) {
+  const a = model.architecture;
+  const h = a.hidden_size;
+  const mla = model.attention.mla;
+  if (kind === "l" && model.attention.linear) {
+    const lin = model.attention.linear;
+    const k = lin.num_key_heads * lin.key_head_dim;
+    const v = lin.num_value_heads * lin.value_head_dim;
+    return [[h, 2 * k + 2 * v], [h, 2 * lin.num_value_heads], [v, h]];
+  }
+  if (kind === "m" && model.attention.mamba) {
+    const m = model.attention.mamba;
+    return [[h, 2 * m.d_inner + 2 * m.n_groups * m.d_state + m.num_heads], [m.d_inner, h]];
+  }
+  if (mla) {
+    const qk = a.num_attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+    const q = mla.q_lora_rank ? [[h, mla.q_lora_rank], [mla.q_lora_rank, qk]] : [[h, qk]];
+    return [...q, [h, mla.kv_lora_rank + mla.qk_rope_head_dim],
+      [mla.kv_lora_rank, a.num_attention_heads * (mla.qk_nope_head_dim + mla.v_head_dim)],
+      [a.num_attention_heads * mla.v_head_dim, h]];
+  }
+  const q = a.num_attention_heads * a.head_dim;
+  const kv = a.num_kv_heads * a.head_dim;
+  const gate = a.attention_output_gate ? 2 : 1;
+  return [[h, q * gate], [h, kv], [h, kv], [q, h]];
+}
+
+function loraParams(model, rank) {
+  const a = model.architecture;
+  const h = a.hidden_size;
+  let total = 0;
+  for (const kind of layerKinds(model)) for (const [i, o] of adaptedMatrices(model, kind)) total += rank * (i + o);
+  const proj = a.mlp_gated ? 3 : 2;
+  const moe = model.moe;
+  let moeLayers = 0;
+  if (moe) for (let i = 0; i < a.num_layers; i++) if (isMoeLayer(moe, i)) moeLayers++;
+  total += (a.num_layers - moeLayers) * rank * proj * (h + a.intermediate_size);
+  if (moe && moe.shared_expert_intermediate_size) total += moeLayers * rank * proj * (h + moe.shared_expert_intermediate_size);
+  return total;
+}
+
+function finetune(model, p, as) {
+  const tokens = as.finetune_seq_len * as.finetune_batch;
+  const h = model.architecture.hidden_size;
+  const acts = pyRound(model.architecture.num_layers * tokens * h * 2 + tokens * h * as.activation_bytes_per_token_hidden +
+    tokens * model.architecture.vocab_size * 4 * 2);
+  const adapters = loraParams(model, as.lora_rank);
+  const adapterState = pyRound(adapters * as.adam_bytes_per_param);
+  const linear = p.body + p.experts;
+  const unquantized = p.total - linear;
+  const qlora = pyRound(linear * as.nf4_bits_per_weight / 8 + unquantized * 2) + adapterState + acts;
+  const lora = p.total * 2 + adapterState + acts;
+  const full = pyRound(p.total * as.adam_bytes_per_param) + acts;
+  return [qlora, lora, full];
+}
+
+// ---- cost.py ----
+function cost(hw, gpus, aggregate, offers, apiPrices, as) {
+  const mine = offers.filter((o) => o.hardware === hw.slug);
+  let offer = null;
+  for (const o of mine) {
+    if (!offer) { offer = o; continue; }
+    const a = [o.usd_per_hour / o.gpus, o.provider, o.instance];
+    const b = [offer.usd_per_hour / offer.gpus, offer.provider, offer.instance];
+    if (a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2])))) offer = o;
+  }
+  const perGpu = offer ? offer.usd_per_hour / offer.gpus : null;
+  const hourly = perGpu != null ? perGpu * gpus : null;
+  const hoursMonth = as.hours_per_day * as.days_per_month;
+  const perMtok = hourly != null && aggregate > 0 ? hourly / (aggregate * 3600) * 1e6 : null;
+  const power = hw.tdp_w ? hw.tdp_w * gpus / 1000 * as.electricity_usd_per_kwh : null;
+  const buy = hw.price ? hw.price.usd * gpus : null;
+  let breakeven = null;
+  if (buy != null && hourly != null) {
+    const saved = (hourly - (power || 0.0)) * hoursMonth;
+    breakeven = saved > 0 ? buy / saved : null;
+  }
+  let api = null;
+  for (const p of apiPrices) {
+    if (!api || p.output_usd_per_mtok < api.output_usd_per_mtok ||
+      (p.output_usd_per_mtok === api.output_usd_per_mtok && p.provider < api.provider)) api = p;
+  }
+  return { cloud_usd_per_hour: hourly, usd_per_mtok: perMtok, monthly_usd: hourly != null ? hourly * hoursMonth : null,
+    buy_usd: buy, power_usd_per_hour: power, breakeven_months: breakeven,
+    api_usd_per_mtok: api ? api.output_usd_per_mtok : null };
+}
+
+// ---- estimate.py ----
+export function checkScenario(model, hw, sc) {
+  const e = sc.engine;
+  if (!e.formats.includes(sc.fmt.family)) return `${e.label} does not load ${sc.fmt.name}`;
+  if (!e.hardware_kinds.includes(hw.kind)) return `${e.label} does not run on ${hw.name}`;
+  if (!sc.kv.engines.includes(e.name)) return `${e.label} has no ${sc.kv.name} KV cache`;
+  if (sc.fmt.moe_only && !model.moe) return `${sc.fmt.name} quantizes MoE experts; ${model.name} is a dense model`;
+  if (sc.offload && e.split !== "layer") return `${e.label} does not offload layers to system RAM in this estimate`;
+  if (!tpValid(model, e, sc.gpus)) return `${e.label} cannot split ${model.name} over ${sc.gpus} devices`;
+  return "";
+}
+
+export function estimate(model, hw, sc, world) {
+  const problem = checkScenario(model, hw, sc);
+  if (problem) throw new Error(problem);
+  const as = world.assumptions;
+  const p = countParams(model);
+  const w = weightBytes(p, sc.fmt);
+  const mem = (context, seqs) => memory(model, w, hw, sc, as.verdict_tight_fraction, context, seqs);
+  const m = mem();
+  const maxContext = largest((c) => mem(c).verdict !== "oom", 1, model.architecture.max_context);
+  const maxBatch = largest((b) => mem(undefined, b).verdict !== "oom", 1, 4096);
+  let minGpus = null;
+  for (let g = 1; g <= as.max_gpus; g++) {
+    if (tpValid(model, sc.engine, g) &&
+      memory(model, w, hw, { ...sc, gpus: g, offload: 0.0 }, as.verdict_tight_fraction).verdict !== "oom") {
+      minGpus = g;
+      break;
+    }
+  }
+  const [cal, note] = calibrationFor(world.calibration, sc.engine.name, hardwareClass(hw));
+  let statePerSeq = 0;
+  for (const k of layerKinds(model)) statePerSeq += stateBytesPerSeqLayer(model, k, sc.engine);
+  const s = speed(model, p, w, hw, {
+    kv_bytes: sc.kv.bytes_per_element, state_bytes_per_seq: statePerSeq, context: sc.context, seqs: sc.batch,
+    gpus: sc.gpus, split: sc.engine.split, tp_efficiency: sc.engine.tensor_parallel_efficiency,
+    allreduce_latency_s: sc.engine.allreduce_latency_s, batch_tokens: sc.engine.batch_tokens, offload: sc.offload,
+    host_bandwidth_gbps: as.host_ram_bandwidth_gbps, prompt_tokens: Math.min(as.ttft_prompt_tokens, sc.context), cal,
+  });
+  const [qlora, lora, full] = finetune(model, p, as);
+  const c = cost(hw, sc.gpus, s.decode_tok_s_aggregate, world.offers, world.api_prices, as);
+  return {
+    model: model.slug, hardware: hw.slug, quant: sc.fmt.name, engine: sc.engine.name, kv_dtype: sc.kv.name,
+    context: sc.context, batch: sc.batch, gpus: sc.gpus, offload: sc.offload,
+    params_total: p.total, params_active: p.active,
+    weights_bytes: m.weights_bytes, kv_cache_bytes: m.kv_cache_bytes, overhead_bytes: m.overhead_bytes,
+    total_bytes: m.total_bytes, usable_bytes: m.usable_bytes, headroom_bytes: m.headroom_bytes,
+    offload_bytes: m.offload_bytes, per_gpu_bytes: m.per_gpu_bytes, usable_per_gpu_bytes: m.usable_per_gpu_bytes,
+    verdict: m.verdict, utilization: m.utilization, effective_bpw: w.effective_bpw,
+    kv_bytes_per_token: m.kv.bytes_per_token, state_bytes: m.kv.state_bytes,
+    max_context: Math.max(0, maxContext), max_batch: Math.max(0, maxBatch), min_gpus: minGpus,
+    decode_tok_s: s.decode_tok_s, decode_tok_s_aggregate: s.decode_tok_s_aggregate,
+    prefill_tok_s: s.prefill_tok_s, ttft_s: s.ttft_s, ttft_prompt_tokens: s.prompt_tokens,
+    qlora_bytes: qlora, lora_bytes: lora, full_finetune_bytes: full, ...c, calibration: note,
+  };
+}
+
+// Build a scenario from names, the way the CLI does (engine defaults by format family).
+export function scenario(data, { quant, engine, kv_dtype: kvName, context, batch = 1, gpus = 1, offload = 0 }) {
+  const fmt = data.formats.find((f) => f.name === quant);
+  const familyEngine = { gguf: "llama.cpp", mlx: "mlx" }[fmt.family] || "vllm";
+  const eng = data.engines.find((e) => e.name === (engine || familyEngine));
+  const kv = data.kv_cache.find((k) => k.name === (kvName || eng.default_kv_dtype));
+  return { fmt, engine: eng, kv, context, batch, gpus, offload };
+}

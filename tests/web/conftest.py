@@ -1,0 +1,56 @@
+"""Fixtures for the browser tests: the sample site built from the real catalog, served over HTTP, and Chromium."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.build.writer import build
+from generator.content.catalog import Catalog
+from tests.conftest import CONTENT
+from tests.web import gates
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tools() -> None:
+    if os.environ.get("SIZEWISE_SKIP_WEB") == "1":
+        pytest.skip("SIZEWISE_SKIP_WEB=1")
+    missing = gates.tools_available()
+    if missing:
+        pytest.fail(f"web gate tools missing ({missing}): run `make test`, which installs them")
+
+
+@pytest.fixture(scope="session")
+def sample(catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sample") / "dist"
+    sub = catalog.subset(gates.SAMPLE_MODELS, gates.SAMPLE_HARDWARE)
+    build(sub, out, jobs=2, base_url="https://sizewise.example", content=CONTENT)
+    return out
+
+
+@pytest.fixture(scope="session")
+def base_url(sample: Path) -> Iterator[str]:
+    with gates.serve(sample) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=gates.CHROMIUM, args=gates.CHROME_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context()
+    pg = context.new_page()
+    yield pg
+    context.close()

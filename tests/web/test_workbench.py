@@ -1,0 +1,219 @@
+"""The workbench and search in Chromium: every control changes the displayed numbers to exactly what
+`python -m generator estimate … --json` prints for the same scenario; search finds by partial names."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from tests.conftest import CONTENT, ROOT
+
+MODEL, HARDWARE = "qwen3-30b-a3b", "rtx-4090"
+INTEGER = ("_bytes", "max_context", "min_gpus", "params_")
+
+
+def cli(model: str, hardware: str, s: dict[str, Any]) -> dict[str, Any]:
+    argv = [
+        sys.executable,
+        "-m",
+        "generator",
+        "--content",
+        str(CONTENT),
+        "estimate",
+        model,
+        hardware,
+        "--quant",
+        s["quant"],
+        "--engine",
+        s["engine"],
+        "--kv-dtype",
+        s["kv_dtype"],
+        "--context",
+        str(s["context"]),
+        "--batch",
+        str(s["batch"]),
+        "--gpus",
+        str(s["gpus"]),
+        "--offload",
+        str(s["offload"]),
+        "--json",
+    ]
+    out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def shown(page: Any, scope: str = "main") -> dict[str, str]:
+    return {
+        el.get_attribute("data-field"): el.get_attribute("data-value")
+        for el in page.query_selector_all(f"{scope} [data-field]")
+    }
+
+
+def assert_same(displayed: dict[str, str], expected: dict[str, Any], label: str) -> None:
+    assert displayed, label
+    for key, raw in displayed.items():
+        want = expected[key]
+        if want is None:
+            assert raw == "", (label, key, raw)
+        elif isinstance(want, str):
+            assert raw == want, (label, key, raw, want)
+        elif any(key.startswith(p) or key.endswith(p) for p in INTEGER):
+            assert int(raw) == want, (label, key, raw, want)
+        else:
+            assert float(raw) == pytest.approx(want, rel=1e-9), (label, key, raw, want)
+
+
+def test_each_control_matches_the_cli(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    s = {
+        "quant": "Q4_K_M",
+        "engine": "llama.cpp",
+        "kv_dtype": "fp16",
+        "context": 8192,
+        "batch": 1,
+        "gpus": 1,
+        "offload": 0.0,
+    }
+    assert_same(shown(page), cli(MODEL, HARDWARE, s), "initial")
+    steps: list[tuple[str, str, Any]] = [
+        ("#wb-context", "context", 32768),
+        ("#wb-quant", "quant", "Q8_0"),
+        ("#wb-kv", "kv_dtype", "q8_0"),
+        ("#wb-gpus", "gpus", 2),
+        ("#wb-batch", "batch", 4),
+        ("#wb-offload", "offload", 0.25),
+        ("#wb-engine", "engine", "ollama"),
+        ("#wb-quant", "quant", "AWQ"),  # a safetensors format switches the engine to vLLM
+    ]
+    for selector, name, value in steps:
+        if page.eval_on_selector(selector, "el => el.tagName") == "SELECT":
+            page.select_option(selector, str(value))
+        else:
+            page.fill(selector, str(value))
+            page.dispatch_event(selector, "input")
+        s[name] = value
+        if name == "quant" and value == "AWQ":
+            s.update(engine="vllm", kv_dtype="bf16", offload=0.0)
+            page.fill("#wb-offload", "0")
+            page.dispatch_event("#wb-offload", "input")
+        if name == "engine" and value == "ollama":
+            s["kv_dtype"] = "q8_0"
+        assert page.inner_text("#wb-error") == "", (name, page.inner_text("#wb-error"))
+        assert_same(shown(page), cli(MODEL, HARDWARE, s), f"after {name}={value}")
+    assert "vllm serve" in page.inner_text("[data-command=vllm]")
+    assert "--tensor-parallel-size 2" in page.inner_text("[data-command=vllm]")
+
+
+def test_context_presets_and_slider(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/fr/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    page.click("button[data-context='32768']")
+    assert page.input_value("#wb-context") == "32768"
+    assert page.get_attribute("[data-field=kv_cache_bytes]", "data-value") == str(
+        cli(
+            MODEL,
+            HARDWARE,
+            {
+                "quant": "Q4_K_M",
+                "engine": "llama.cpp",
+                "kv_dtype": "fp16",
+                "context": 32768,
+                "batch": 1,
+                "gpus": 1,
+                "offload": 0.0,
+            },
+        )["kv_cache_bytes"]
+    )
+    assert "Gio" in page.inner_text("[data-field=total_bytes]")  # French units in the live display
+
+
+def test_comparison_matches_the_cli(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    page.select_option("#wb-compare", "h100-sxm")
+    page.wait_for_selector("#wb-compare-table:not([hidden])")
+    other = cli(
+        MODEL,
+        "h100-sxm",
+        {
+            "quant": "Q4_K_M",
+            "engine": "llama.cpp",
+            "kv_dtype": "fp16",
+            "context": 8192,
+            "batch": 1,
+            "gpus": 1,
+            "offload": 0.0,
+        },
+    )
+    cells = {
+        row.get_attribute("data-key"): row.query_selector_all("td")[1].get_attribute("data-value")
+        for row in page.query_selector_all("#wb-compare-table tbody tr")
+    }
+    assert int(cells["total_bytes"]) == other["total_bytes"]
+    assert float(cells["decode_tok_s"]) == pytest.approx(other["decode_tok_s"], rel=1e-9)
+    assert cells["verdict"] == other["verdict"]
+
+
+def test_token_simulator_streams(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/en/models/llama-3-1-8b-instruct/h100-sxm/")
+    page.wait_for_selector("#workbench[data-ready]")
+    page.click("#wb-sim-start")
+    page.wait_for_function("document.getElementById('wb-sim-out').textContent.length > 40", timeout=10_000)
+    assert "tok" in page.inner_text("#wb-sim-out")
+
+
+def test_without_javascript_nothing_but_interactivity_is_lost(browser: Any, base_url: str) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{base_url}/zh/models/{MODEL}/{HARDWARE}/")
+    assert page.locator("#workbench").is_hidden()
+    assert page.locator("#search").is_hidden()
+    assert page.get_attribute("[data-field=total_bytes]", "data-value")
+    assert page.locator("h1").is_visible()
+    context.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "expected"),
+    [
+        ("en", "qwen 30b 4090", "/en/models/qwen3-30b-a3b/rtx-4090/"),
+        ("fr", "gemm", "/fr/models/gemma-3-27b-it/"),
+        ("zh", "deepsek", "/zh/models/deepseek-v3/"),
+        ("zh", "英伟达 4090", "/zh/hardware/rtx-4090/"),
+        ("fr", "m4 max", "/fr/hardware/apple-m4-max-40c-128gb/"),
+        ("en", "llama 8b h100", "/en/models/llama-3-1-8b-instruct/h100-sxm/"),
+    ],
+)
+def test_search_finds_partial_names(page: Any, base_url: str, lang: str, query: str, expected: str) -> None:
+    page.goto(f"{base_url}/{lang}/")
+    page.wait_for_selector("#search[data-ready]")
+    page.fill("#search-q", query)
+    page.wait_for_selector("#search-results li")
+    first = page.get_attribute("#search-results li a", "href")
+    assert first == expected, page.inner_text("#search-results")
+    page.press("#search-q", "Enter")
+    page.wait_for_url(f"{base_url}{expected}")
+
+
+def test_search_keyboard(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/en/hardware/")
+    page.wait_for_selector("#search[data-ready]")
+    page.fill("#search-q", "rtx")
+    page.wait_for_selector("#search-results li")
+    page.press("#search-q", "ArrowDown")
+    assert page.get_attribute("#search-results li:nth-child(2)", "aria-selected") == "true"
+    page.press("#search-q", "Escape")
+    assert page.locator("#search-results").is_hidden()
+
+
+def test_hardware_picker_opens_the_pair(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/en/models/{MODEL}/")
+    page.wait_for_selector("#hw-picker[data-ready]")
+    page.select_option("#hw-pick", "h100-sxm")
+    page.click("#hw-picker button")
+    page.wait_for_url(f"{base_url}/en/models/{MODEL}/h100-sxm/")
