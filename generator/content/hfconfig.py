@@ -16,7 +16,7 @@ _QKV_BIAS_TYPES = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
 _QK_NORM_TYPES = {"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "olmo2", "olmoe"}
 _FOUR_NORM_TYPES = {"gemma2", "gemma3", "gemma3_text", "olmo2"}
 # Types where experts use `intermediate_size` (there is no separate moe_intermediate_size).
-_EXPERTS_USE_INTERMEDIATE = {"mixtral", "gpt_oss", "phimoe", "jamba"}
+_EXPERTS_USE_INTERMEDIATE = {"mixtral", "gpt_oss", "phimoe", "jamba", "llama4_text", "llama4"}
 
 
 class ConfigError(ValueError):
@@ -55,6 +55,11 @@ def _pattern(cfg: dict[str, Any], layers: int) -> tuple[str, int | None]:
     if cfg.get("full_attention_interval") and cfg.get("linear_num_value_heads"):
         n = int(cfg["full_attention_interval"])
         return "l" * (n - 1) + "f", None
+    if cfg.get("attention_chunk_size") and cfg.get("no_rope_layers"):
+        # Llama 4: chunked local attention on the RoPE layers (no_rope_layers[i] == 1), global on the rest;
+        # memory-wise a chunk behaves like a sliding window of its size.
+        letters = "".join("s" if flag else "f" for flag in cfg["no_rope_layers"])
+        return letters, int(cfg["attention_chunk_size"])
     if cfg.get("sliding_window_pattern") and window:
         n = int(cfg["sliding_window_pattern"])
         return "s" * (n - 1) + "f", window
@@ -94,12 +99,15 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
             "conv_kernel": int(text.get("linear_conv_kernel_dim", 4)),
         }
     inter = int(_first(text, "intermediate_size", "ffn_dim", "n_inner", default=4 * hidden))
+    dense_inter = int(_first(text, "intermediate_size_mlp", default=inter))
     experts = _first(text, "num_experts", "num_local_experts", "n_routed_experts")
     moe: dict[str, Any] | None = None
     if experts:
         shared_size = int(_first(text, "shared_expert_intermediate_size", default=0))
         n_shared = int(_first(text, "n_shared_experts", default=1 if shared_size else 0))
         expert_size = int(inter if model_type in _EXPERTS_USE_INTERMEDIATE else _need(text, "moe_intermediate_size"))
+        if model_type.startswith("llama4"):
+            n_shared = 1  # Llama 4 has one shared expert of the routed experts' size
         if n_shared and not shared_size:
             shared_size = n_shared * expert_size
         moe = {
@@ -121,7 +129,7 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
         "model_type": model_type,
         "num_layers": layers,
         "hidden_size": hidden,
-        "intermediate_size": inter,
+        "intermediate_size": dense_inter,
         "num_attention_heads": heads,
         "num_kv_heads": kv_heads,
         "head_dim": head_dim,

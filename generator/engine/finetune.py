@@ -64,12 +64,10 @@ def lora_params(model: Model, rank: int) -> int:
     total = sum(rank * (d_in + d_out) for kind in kinds for d_in, d_out in adapted_matrices(model, kind))
     ffn_projections = 3 if a.mlp_gated else 2
     moe = model.moe
-    dense_layers = a.num_layers if moe is None else moe.first_dense_layers
-    total += dense_layers * rank * ffn_projections * (h + a.intermediate_size)
+    moe_layers = sum(moe.is_moe_layer(i) for i in range(a.num_layers)) if moe else 0
+    total += (a.num_layers - moe_layers) * rank * ffn_projections * (h + a.intermediate_size)
     if moe is not None and moe.shared_expert_intermediate_size:
-        total += (
-            (a.num_layers - moe.first_dense_layers) * rank * ffn_projections * (h + moe.shared_expert_intermediate_size)
-        )
+        total += moe_layers * rank * ffn_projections * (h + moe.shared_expert_intermediate_size)
     return total
 
 
