@@ -107,3 +107,18 @@ def test_unknown_slug_names_closest(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["estimate", "qwen2-5-coder-32b", "h100"]) == 2
     err = capsys.readouterr().err
     assert "unknown model 'qwen2-5-coder-32b'; did you mean qwen2-5-coder-32b-instruct" in err
+
+
+def test_derived_parameters_within_2_percent_of_every_declared_count(catalog: object) -> None:
+    from generator.content.catalog import Catalog
+    from generator.engine.params import count_params, declared_mismatch
+
+    assert isinstance(catalog, Catalog)
+    declared = 0
+    for model in catalog.models.values():
+        mismatch = declared_mismatch(model, count_params(model))
+        if mismatch is None:
+            continue
+        declared += 1
+        assert abs(mismatch) <= 0.02, f"{model.slug}: derived differs from declared by {mismatch:+.2%}"
+    assert declared >= 30
