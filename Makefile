@@ -28,7 +28,7 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 i18n: $(STAMP)
-	$(PY) -m babel.messages.frontend extract -F babel.cfg -k _ -k ngettext:1,2 --no-location --sort-output --omit-header -o locales/messages.pot .
+	$(PY) -m babel.messages.frontend extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 --no-location --sort-output --omit-header -o locales/messages.pot .
 	for l in fr zh; do \
 	  if [ -f locales/$$l/LC_MESSAGES/messages.po ]; then \
 	    $(PY) -m babel.messages.frontend update -i locales/messages.pot -d locales -l $$l --no-fuzzy-matching; \

@@ -41,9 +41,11 @@ from generator.site.views import (
     need_table,
     pair_data,
     recommendations,
+    related_hardware,
+    related_models,
     speed_chart,
 )
-from generator.site.workbench import pair_data_json
+from generator.site.workbench import pair_data_json, shared_data
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
@@ -60,6 +62,7 @@ class Settings:
     base_url: str
     assets: dict[str, str]
     content: Path
+    root: Path
     langs: tuple[str, ...] = LANGS
 
 
@@ -102,6 +105,8 @@ def assets(catalog: Catalog, content: Path) -> dict[str, tuple[str, bytes]]:
     """Static files and the search index, with content-hashed names: logical name -> (URL, bytes)."""
     out = {path.name: fingerprint(path.name, path.read_bytes()) for path in sorted(STATIC.iterdir())}
     out["search-index"] = fingerprint("search-index.json", search_index(catalog, content))
+    shared = json.dumps(shared_data(catalog), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    out["engine-data"] = fingerprint("engine-data.json", shared)
     return out
 
 
@@ -221,6 +226,8 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
     }
     all_models = list(catalog.models.values())
     all_hardware = list(catalog.hardware.values())
+    related_hw = {hw.slug: related_hardware(hw, all_hardware) for hw in all_hardware}
+    related_mo = related_models(model, all_models)
     for lang in settings.langs:
         route = Route("model", lang, model=slug)
         title = model.name
@@ -247,6 +254,7 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
                 **pair_data_json(catalog, model, p.hardware),
                 "lang": lang,
                 "engine_url": settings.assets["engine.js"],
+                "shared_url": settings.assets["engine-data"],
                 "context_steps": list(context_steps(model)),
                 "artifacts": model.artifacts.model_dump(mode="json"),
             }
@@ -261,8 +269,9 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
                     recs=recs,
                     assumptions=catalog.assumptions,
                     max_gpus=catalog.assumptions.max_gpus,
-                    all_models=all_models,
                     all_hardware=all_hardware,
+                    related_hardware=related_hw[p.hardware.slug],
+                    related_models=related_mo,
                     wb_data=wb,
                     wb_steps=list(context_steps(model)),
                     engines=list(catalog.engines.values()),
@@ -367,42 +376,70 @@ def _init(catalog: Catalog, settings: Settings) -> None:
     _settings = settings
 
 
-def _work(slug: str) -> tuple[list[Output], list[HardwareRow]]:
+def model_written(catalog: Catalog, slug: str, settings: Settings) -> tuple[list[tuple[str, int]], list[HardwareRow]]:
+    """Render one model's outputs and write them (in the worker: no page crosses a process boundary)."""
+    outputs, rows = model_outputs(catalog, slug, settings)
+    return write_files(outputs, settings.root), rows
+
+
+def _work(slug: str) -> tuple[list[tuple[str, int]], list[HardwareRow]]:
     assert _catalog is not None and _settings is not None
-    return model_outputs(_catalog, slug, _settings)
+    return model_written(_catalog, slug, _settings)
 
 
-def per_model(catalog: Catalog, settings: Settings, jobs: int) -> Iterator[tuple[list[Output], list[HardwareRow]]]:
+def per_model(
+    catalog: Catalog, settings: Settings, jobs: int
+) -> Iterator[tuple[list[tuple[str, int]], list[HardwareRow]]]:
     """Phase 1 results in catalog order, from worker processes when there is more than one job."""
     slugs = list(catalog.models)
     if jobs <= 1 or len(slugs) <= 1:
         for slug in slugs:
-            yield model_outputs(catalog, slug, settings)
+            yield model_written(catalog, slug, settings)
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(catalog, settings)) as pool:
         yield from pool.map(_work, slugs)
 
 
-def all_outputs(
+def write_files(outputs: Iterable[Output], root: Path) -> list[tuple[str, int]]:
+    """Write outputs under ``root`` (each worker writes its own); returns (path, size) of each."""
+    written = []
+    for rel, data in outputs:
+        if rel.startswith("/") or ".." in Path(rel).parts:
+            raise RuntimeError(f"output path leaves dist/: {rel}")
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        written.append((rel, len(data)))
+    return written
+
+
+def write_site(
     catalog: Catalog,
     settings: Settings,
     asset_files: dict[str, tuple[str, bytes]],
     jobs: int,
     progress: bool = False,
-) -> Iterator[Output]:
-    """Every output of the build, in a deterministic order."""
+) -> list[tuple[str, int]]:
+    """Every output of the build written under settings.root; (path, size) of each, in a fixed order."""
     rows: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
-    for done, (outputs, model_rows) in enumerate(per_model(catalog, settings, jobs), 1):
-        yield from outputs
+    written: list[tuple[str, int]] = []
+    for done, (model_written, model_rows) in enumerate(per_model(catalog, settings, jobs), 1):
+        written += model_written
         for row, hw in zip(model_rows, catalog.hardware, strict=True):
             rows[hw].append(row)
         if progress:
             print(f"\r  models {done}/{len(catalog.models)}", end="", file=sys.stderr, flush=True)
     if progress:
         print(file=sys.stderr)
-    yield from site_outputs(catalog, settings, rows)
-    yield from sitemap.outputs(catalog, settings.base_url, settings.langs)
-    yield from static_outputs(asset_files)
+    written += write_files(site_outputs(catalog, settings, rows), settings.root)
+    written += write_files(sitemap.outputs(catalog, settings.base_url, settings.langs), settings.root)
+    written += write_files(static_outputs(asset_files), settings.root)
+    seen: set[str] = set()
+    for rel, _ in written:
+        if rel in seen:
+            raise RuntimeError(f"two outputs share the path {rel}")
+        seen.add(rel)
+    return written
 
 
 def swap_in(tmp: Path, out: Path) -> None:
@@ -415,24 +452,6 @@ def swap_in(tmp: Path, out: Path) -> None:
     tmp.rename(out)
     if old.exists():
         shutil.rmtree(old)
-
-
-def write_all(outputs: Iterable[Output], tmp: Path) -> tuple[int, int, int]:
-    """Write outputs under ``tmp``; refuse a path twice. Returns (files, html pages, bytes)."""
-    seen: set[str] = set()
-    total = pages = 0
-    for rel, data in outputs:
-        if rel in seen:
-            raise RuntimeError(f"two outputs share the path {rel}")
-        if rel.startswith("/") or ".." in Path(rel).parts:
-            raise RuntimeError(f"output path leaves dist/: {rel}")
-        seen.add(rel)
-        path = tmp / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        total += len(data)
-        pages += rel.endswith(".html")
-    return len(seen), pages, total
 
 
 def build(
@@ -449,13 +468,17 @@ def build(
     content = content or ROOT / "content"
     jobs = jobs or os.cpu_count() or 1
     asset_files = assets(catalog, content)
-    settings = Settings(base_url.rstrip("/"), {name: url for name, (url, _) in asset_files.items()}, content, langs)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    urls = {name: url for name, (url, _) in asset_files.items()}
+    settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs)
     progress = sys.stderr.isatty() and not os.environ.get("CI")
     try:
-        files, pages, size = write_all(all_outputs(catalog, settings, asset_files, jobs, progress), tmp)
+        written = write_site(catalog, settings, asset_files, jobs, progress)
+        files = len(written)
+        pages = sum(rel.endswith(".html") for rel, _ in written)
+        size = sum(n for _, n in written)
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from generator.content.schema import Model
 
@@ -46,9 +47,12 @@ class ParamCount:
 
 def layer_kinds(model: Model) -> tuple[str, ...]:
     """The attention kind of every layer: f full, s sliding, l linear, m mamba."""
-    pattern = model.attention.layer_pattern
-    n = model.architecture.num_layers
-    return tuple(pattern[i % len(pattern)] for i in range(n))
+    return _kinds(model.attention.layer_pattern, model.architecture.num_layers)
+
+
+@functools.cache
+def _kinds(pattern: str, layers: int) -> tuple[str, ...]:
+    return tuple(pattern[i % len(pattern)] for i in range(layers))
 
 
 def _attention_layer(model: Model) -> tuple[int, int]:

@@ -19,7 +19,7 @@ from babel import Locale
 from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_currency, format_decimal, format_percent
+from babel.numbers import format_currency, format_percent
 
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
 LANGS = ("en", "fr", "zh")
@@ -46,6 +46,13 @@ def translations(lang: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(buf)
 
 
+@cache
+def _symbols(locale: str) -> tuple[str, str]:
+    """(group, decimal) symbols of a locale, from CLDR through Babel."""
+    symbols = Locale.parse(locale).number_symbols["latn"]
+    return symbols["group"], symbols["decimal"]
+
+
 @dataclasses.dataclass(frozen=True)
 class Fmt:
     """Formatting for one locale; every method takes a raw engine value."""
@@ -57,11 +64,12 @@ class Fmt:
         return BABEL_LOCALE[self.lang]
 
     def num(self, value: float | None, digits: int = 0) -> str:
-        """A grouped decimal number."""
+        """A grouped decimal number with the locale's symbols (3-digit groups in en, fr and zh)."""
         if value is None or (isinstance(value, float) and not math.isfinite(value)):
             return "—"
-        pattern = "#,##0" + ("." + "0" * digits if digits else "")
-        return format_decimal(value, format=pattern, locale=self.locale)
+        group, decimal = _symbols(self.locale)
+        text = f"{value:,.{digits}f}"
+        return text.replace(",", "\x00").replace(".", decimal).replace("\x00", group)
 
     def sig(self, value: float | None) -> str:
         """A number with about three significant digits (1.23, 12.3, 123, 1,234)."""

@@ -16,6 +16,7 @@ from generator.content.catalog import Catalog
 from generator.content.schema import CloudOffer, EngineProfile, Hardware, HardwareKind, Model, QuantFormat
 from generator.engine.estimate import Estimate, ScenarioError, estimate
 from generator.engine.kv import kv_cache
+from generator.engine.memory import memory
 from generator.engine.params import ParamCount, count_params, layer_kinds
 from generator.engine.scenario import Scenario, World
 
@@ -148,11 +149,11 @@ def context_rows(
     eng = base.scenario.engine
     kv16 = catalog.kv_dtype(eng.default_kv_dtype)
     kv8 = catalog.kv_dtype("fp8" if eng.name in catalog.kv_dtype("fp8").engines else "q8_0")
-    world = world_of(catalog)
+    tight = catalog.assumptions.verdict_tight_fraction
     rows = []
     for ctx in context_steps(model):
-        a = estimate(model, hw, base.scenario.with_(context=ctx, kv=kv16), world).memory
-        b = estimate(model, hw, base.scenario.with_(context=ctx, kv=kv8), world).memory
+        a = memory(model, base.params, base.weights, hw, base.scenario.with_(kv=kv16), tight, context=ctx)
+        b = memory(model, base.params, base.weights, hw, base.scenario.with_(kv=kv8), tight, context=ctx)
         rows.append(
             ContextRow(ctx, a.kv_cache_bytes, b.kv_cache_bytes, a.total_bytes, b.total_bytes, a.verdict, b.verdict)
         )
@@ -483,3 +484,23 @@ class HardwareRow:
 
     model: Model
     best: FormatRow | None
+
+
+RELATED = 12
+
+
+def related_hardware(hw: Hardware, everything: Sequence[Hardware]) -> list[Hardware]:
+    """Up to 12 other accelerators of the same kind, nearest in memory first (for a pair page's links)."""
+    same = [h for h in everything if h.slug != hw.slug and h.kind is hw.kind]
+    return sorted(same, key=lambda h: (abs(h.memory_bytes - hw.memory_bytes), h.slug))[:RELATED]
+
+
+def related_models(model: Model, everything: Sequence[Model]) -> list[Model]:
+    """Up to 12 other models: same family and organisation first, then nearest in size."""
+    size = count_params(model).total
+
+    def key(m: Model) -> tuple[int, int, float, str]:
+        other = count_params(m).total
+        return (m.family != model.family, m.organization != model.organization, abs(other - size) / size, m.slug)
+
+    return sorted((m for m in everything if m.slug != model.slug), key=key)[:RELATED]

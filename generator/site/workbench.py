@@ -77,9 +77,8 @@ def hardware_data(hw: Hardware) -> dict[str, Any]:
 
 
 def pair_data_json(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, Any]:
-    """Everything static/engine.js needs for one pair page (shared data included)."""
+    """What one pair page adds to the shared data for static/engine.js: its model, hardware and prices."""
     return {
-        **shared_data(catalog),
         "model": model_data(model),
         "hardware": hardware_data(hw),
         "offers": [o.model_dump(mode="json", exclude={"notes", "source"}) for o in catalog.offers_for(hw.slug)],

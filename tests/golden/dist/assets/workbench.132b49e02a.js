@@ -12,7 +12,9 @@ function interpolate(template, values) {
 async function main() {
   const data = JSON.parse(dataEl.textContent);
   const t = JSON.parse(document.getElementById("wb-i18n").textContent);
-  const engine = await import(data.engine_url);
+  // Formats, engines, constants and calibration are the same on every page: one cached asset.
+  const [engine, shared] = await Promise.all([import(data.engine_url), fetch(data.shared_url).then((r) => r.json())]);
+  Object.assign(data, shared);
   const locale = { en: "en", fr: "fr", zh: "zh-Hans-CN" }[data.lang] || "en";
   const nf = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const num = (v, d = 0) => (v == null || !Number.isFinite(v) ? "—" : nf(d).format(v));
