@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TOOLS := tools/node_modules/.installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: build test lint typecheck check-content calibrate clean i18n serve golden browser audit
+.PHONY: build test lint typecheck check-content calibrate clean i18n serve golden browser audit bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ i18n: $(STAMP)
 	    $(PY) -m babel.messages.frontend init -i locales/messages.pot -d locales -l $$l; \
 	  fi; \
 	done
+
+bench: $(STAMP)
+	$(PY) -m generator.build.bench
 
 golden: $(STAMP)
 	$(PY) -m tests.golden.regenerate

@@ -231,7 +231,25 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
     base_url = args.base_url or site_config().get("base_url", "")
     if not str(base_url).startswith(("http://", "https://")):
         raise UserError(f"--base-url must be an absolute http(s) URL, got {base_url!r}")
-    summary = build(catalog, args.out, jobs=args.jobs, base_url=base_url, content=args.content, langs=langs)
+    shard = None
+    if args.shard:
+        try:
+            k, n = (int(x) for x in args.shard.split("/"))
+        except ValueError:
+            raise UserError(f"--shard takes K/N such as 1/4, got {args.shard!r}") from None
+        if not 1 <= k <= n:
+            raise UserError(f"--shard {args.shard}: K must be between 1 and N")
+        shard = (k, n)
+    summary = build(
+        catalog,
+        args.out,
+        jobs=args.jobs,
+        base_url=base_url,
+        content=args.content,
+        langs=langs,
+        force=args.force,
+        shard=shard,
+    )
     print(summary)
     return 0
 
@@ -312,6 +330,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     b.add_argument("--base-url", default=None, help="absolute URL of the site root (default: site.toml)")
     b.add_argument("--locale", choices=LANGS, default=None, help="build one language only")
+    b.add_argument("--force", action="store_true", help="render everything, ignoring the previous build")
+    b.add_argument("--shard", default=None, help="K/N: build the K-th of N disjoint slices (CI job matrix)")
     b.set_defaults(func=cmd_build)
 
     n = sub.add_parser(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,50 @@ def test_failed_build_leaves_previous_dist(catalog: Catalog, tmp_path: Path, mon
 
     monkeypatch.setattr(writer, "model_outputs", broken)
     with pytest.raises(RuntimeError):
-        writer.build(catalog, out, jobs=1, content=CONTENT)
+        writer.build(catalog, out, jobs=1, content=CONTENT, force=True)
     assert files(out) == before
     assert not list(tmp_path.glob(".dist.tmp-*"))
+
+
+def _golden_copy(tmp_path: Path) -> Path:
+    from tests.golden.regenerate import CONTENT as GOLDEN
+
+    content = tmp_path / "content"
+    shutil.copytree(GOLDEN, content)
+    return content
+
+
+def test_incremental_rebuild_equals_a_forced_build(tmp_path: Path) -> None:
+    from generator.content.loader import load_catalog
+
+    content = _golden_copy(tmp_path)
+    out, ref = tmp_path / "dist", tmp_path / "ref"
+    first = writer.build(load_catalog(content), out, jobs=1, content=content)
+    assert "2 of 2 models rendered" in first
+    assert "up to date" in writer.build(load_catalog(content), out, jobs=1, content=content)
+    assert (tmp_path / "dist.changed.txt").read_text() == ""
+    # Change one model's facts: only that model's group is rendered again, and the result is what a
+    # full build gives.
+    path = content / "models" / "qwen3-30b-a3b.yaml"
+    path.write_text(path.read_text().replace("max_context: 40960", "max_context: 32768"))
+    second = writer.build(load_catalog(content), out, jobs=1, content=content)
+    assert "1 of 2 models rendered" in second
+    changed = (tmp_path / "dist.changed.txt").read_text().split()
+    assert "/en/models/qwen3-30b-a3b/rtx-4090/" in changed
+    assert not any("llama-3-1-8b-instruct/" in p for p in changed)
+    writer.build(load_catalog(content), ref, jobs=1, content=content, force=True)
+    assert files(out) == files(ref)
+
+
+def test_merged_shards_equal_a_single_build(catalog: Catalog, tmp_path: Path) -> None:
+    catalog = catalog.subset(*SUBSET)
+    single = tmp_path / "single"
+    writer.build(catalog, single, jobs=1, content=CONTENT, force=True)
+    merged: dict[str, bytes] = {}
+    for k in (1, 2, 3):
+        part = tmp_path / f"shard{k}"
+        writer.build(catalog, part, jobs=1, content=CONTENT, shard=(k, 3))
+        part_files = files(part)
+        assert not set(part_files) & set(merged), "shards must be disjoint"
+        merged.update(part_files)
+    assert merged == files(single)

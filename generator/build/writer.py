@@ -23,6 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from generator.build import incremental
 from generator.content.catalog import Catalog
 from generator.engine.estimate import ENGINE_VERSION
 from generator.engine.params import count_params
@@ -36,6 +37,7 @@ from generator.site.views import (
     HardwareRow,
     context_steps,
     footprint,
+    hardware_rows,
     kv_rows,
     model_facts,
     need_table,
@@ -53,6 +55,7 @@ STATIC = ROOT / "static"
 NEED_HARDWARE = ("rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell", "a100-80gb-sxm", "h100-sxm", "h200-sxm", "mi300x")
 
 Output = tuple[str, bytes]
+Written = list[tuple[str, int, str]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -279,7 +282,7 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
                     units=list(UNITS[lang]),
                 )
             )
-    rows = [HardwareRow(model, p.best) for p in pairs]
+    rows = [HardwareRow.of(p) for p in pairs]
     return out, rows
 
 
@@ -376,32 +379,33 @@ def _init(catalog: Catalog, settings: Settings) -> None:
     _settings = settings
 
 
-def model_written(catalog: Catalog, slug: str, settings: Settings) -> tuple[list[tuple[str, int]], list[HardwareRow]]:
+def model_written(catalog: Catalog, slug: str, settings: Settings) -> tuple[str, Written, list[HardwareRow]]:
     """Render one model's outputs and write them (in the worker: no page crosses a process boundary)."""
     outputs, rows = model_outputs(catalog, slug, settings)
-    return write_files(outputs, settings.root), rows
+    return slug, write_files(outputs, settings.root), rows
 
 
-def _work(slug: str) -> tuple[list[tuple[str, int]], list[HardwareRow]]:
+def _work(slug: str) -> tuple[str, Written, list[HardwareRow]]:
     assert _catalog is not None and _settings is not None
     return model_written(_catalog, slug, _settings)
 
 
 def per_model(
-    catalog: Catalog, settings: Settings, jobs: int
-) -> Iterator[tuple[list[tuple[str, int]], list[HardwareRow]]]:
-    """Phase 1 results in catalog order, from worker processes when there is more than one job."""
-    slugs = list(catalog.models)
+    catalog: Catalog, slugs: list[str], settings: Settings, jobs: int
+) -> Iterator[tuple[str, Written, list[HardwareRow]]]:
+    """Phase 1 for ``slugs``, in order, from worker processes when there is more than one job."""
     if jobs <= 1 or len(slugs) <= 1:
         for slug in slugs:
             yield model_written(catalog, slug, settings)
         return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init, initargs=(catalog, settings)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(slugs)), initializer=_init, initargs=(catalog, settings)
+    ) as pool:
         yield from pool.map(_work, slugs)
 
 
-def write_files(outputs: Iterable[Output], root: Path) -> list[tuple[str, int]]:
-    """Write outputs under ``root`` (each worker writes its own); returns (path, size) of each."""
+def write_files(outputs: Iterable[Output], root: Path) -> Written:
+    """Write outputs under ``root`` (each worker writes its own); returns (path, size, sha256) of each."""
     written = []
     for rel, data in outputs:
         if rel.startswith("/") or ".." in Path(rel).parts:
@@ -409,8 +413,20 @@ def write_files(outputs: Iterable[Output], root: Path) -> list[tuple[str, int]]:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        written.append((rel, len(data)))
+        written.append((rel, len(data), hashlib.sha256(data).hexdigest()))
     return written
+
+
+@dataclasses.dataclass
+class Plan:
+    """What this build renders and what it links from the previous dist/."""
+
+    models: list[str]
+    reuse: list[str]
+    site: bool
+    keys: incremental.Keys
+    previous: incremental.Manifest
+    old_dist: Path
 
 
 def write_site(
@@ -418,28 +434,55 @@ def write_site(
     settings: Settings,
     asset_files: dict[str, tuple[str, bytes]],
     jobs: int,
+    plan: Plan,
     progress: bool = False,
-) -> list[tuple[str, int]]:
-    """Every output of the build written under settings.root; (path, size) of each, in a fixed order."""
-    rows: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
-    written: list[tuple[str, int]] = []
-    for done, (model_written, model_rows) in enumerate(per_model(catalog, settings, jobs), 1):
+) -> tuple[Written, incremental.Manifest]:
+    """Render what changed, link what did not; (every file with size and hash, the new manifest)."""
+    new = incremental.Manifest()
+    rows: dict[str, list[HardwareRow]] = {}
+    written: Written = []
+    for slug in plan.reuse:
+        group = plan.previous.models[slug]
+        incremental.link_files(group["files"], plan.old_dist, settings.root)
+        written += [(rel, (plan.old_dist / rel).stat().st_size, sha) for rel, sha in group["files"].items()]
+        rows[slug] = incremental.rows_from_json(group["rows"])
+        new.models[slug] = group
+    for done, (slug, model_written, model_rows) in enumerate(per_model(catalog, plan.models, settings, jobs), 1):
         written += model_written
-        for row, hw in zip(model_rows, catalog.hardware, strict=True):
-            rows[hw].append(row)
+        rows[slug] = model_rows
+        new.models[slug] = {
+            "key": plan.keys.models[slug],
+            "files": {r: h for r, _, h in model_written},
+            "rows": incremental.rows_to_json(model_rows),
+        }
         if progress:
-            print(f"\r  models {done}/{len(catalog.models)}", end="", file=sys.stderr, flush=True)
-    if progress:
+            print(f"\r  models {done}/{len(plan.models)}", end="", file=sys.stderr, flush=True)
+    if progress and plan.models:
         print(file=sys.stderr)
-    written += write_files(site_outputs(catalog, settings, rows), settings.root)
-    written += write_files(sitemap.outputs(catalog, settings.base_url, settings.langs), settings.root)
-    written += write_files(static_outputs(asset_files), settings.root)
+    if plan.site:
+        by_hw: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
+        for slug, model in catalog.models.items():
+            model_rows = rows[slug] if slug in rows else hardware_rows(catalog, model)
+            for row, hw in zip(model_rows, catalog.hardware, strict=True):
+                by_hw[hw].append(row)
+        site: Written = []
+        site += write_files(site_outputs(catalog, settings, by_hw), settings.root)
+        site += write_files(sitemap.outputs(catalog, settings.base_url, settings.langs), settings.root)
+        site += write_files(static_outputs(asset_files), settings.root)
+        written += site
+        new.site = {"key": plan.keys.site, "files": {r: h for r, _, h in site}}
+    elif plan.previous.site and plan.reuse and not plan.models:
+        incremental.link_files(plan.previous.site["files"], plan.old_dist, settings.root)
+        written += [
+            (rel, (plan.old_dist / rel).stat().st_size, sha) for rel, sha in plan.previous.site["files"].items()
+        ]
+        new.site = plan.previous.site
     seen: set[str] = set()
-    for rel, _ in written:
+    for rel, _, _ in written:
         if rel in seen:
             raise RuntimeError(f"two outputs share the path {rel}")
         seen.add(rel)
-    return written
+    return written, new
 
 
 def swap_in(tmp: Path, out: Path) -> None:
@@ -462,8 +505,14 @@ def build(
     base_url: str = "https://sizewise.dev",
     content: Path | None = None,
     langs: tuple[str, ...] = LANGS,
+    force: bool = False,
+    shard: tuple[int, int] | None = None,
 ) -> str:
-    """Compute every output, write them into a temporary sibling of ``out``, swap it in; a summary line."""
+    """Render what changed since the last build into a temporary sibling of ``out``, link the rest, swap it in.
+
+    ``force`` ignores the previous build. ``shard=(k, n)`` builds the k-th of n disjoint slices of the
+    models (the first slice also builds the rest of the site); merged, the slices equal one build.
+    """
     start = time.perf_counter()
     content = content or ROOT / "content"
     jobs = jobs or os.cpu_count() or 1
@@ -474,17 +523,38 @@ def build(
     urls = {name: url for name, (url, _) in asset_files.items()}
     settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs)
     progress = sys.stderr.isatty() and not os.environ.get("CI")
+    keys = incremental.keys(catalog, content, settings.base_url, langs)
+    previous = incremental.Manifest() if force or shard else incremental.Manifest.load(out)
+    if shard:
+        k, n = shard
+        chosen = [slug for i, slug in enumerate(catalog.models) if i % n == k - 1]
+        plan = Plan(chosen, [], k == 1, keys, previous, out)
+    else:
+        reuse = [s for s in catalog.models if incremental.reusable(previous.models.get(s), keys.models[s], out)]
+        todo = [s for s in catalog.models if s not in reuse]
+        site_same = incremental.reusable(previous.site or None, keys.site, out)
+        if not todo and site_same:
+            shutil.rmtree(tmp, ignore_errors=True)
+            out.with_name(out.name + ".changed.txt").write_text("", encoding="utf-8")
+            return f"{out} is up to date ({len(previous.files()):,} files) in {time.perf_counter() - start:.1f} s"
+        plan = Plan(todo, reuse, bool(todo) or not site_same, keys, previous, out)
     try:
-        written = write_site(catalog, settings, asset_files, jobs, progress)
-        files = len(written)
-        pages = sum(rel.endswith(".html") for rel, _ in written)
-        size = sum(n for _, n in written)
+        written, manifest = write_site(catalog, settings, asset_files, jobs, plan, progress)
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    rendered_models = len(plan.models)
+    if not shard:
+        manifest.save(out)
+        changed = incremental.changes(previous.files(), manifest.files())
+        out.with_name(out.name + ".changed.txt").write_text("".join(p + "\n" for p in changed), encoding="utf-8")
+    files = len(written)
+    pages = sum(rel.endswith(".html") for rel, _, _ in written)
+    size = sum(n for _, n, _ in written)
     seconds = time.perf_counter() - start
     return (
         f"built {files:,} files ({pages:,} pages, {files - pages:,} JSON/SVG/other, {size / 1e6:,.1f} MB) "
-        f"into {out} in {seconds:.1f} s"
+        f"into {out} in {seconds:.1f} s; {rendered_models} of {len(catalog.models)} models rendered"
+        + ("" if plan.site else ", rest of the site unchanged")
     )

@@ -310,21 +310,18 @@ def model_json(pairs: list[PairData]) -> ModelJSON:
 
 def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
     """An accelerator's JSON with the best format of every model on it."""
-    out = []
-    for row in rows:
-        best = row.best
-        e = best.est if best else None
-        out.append(
-            ModelOnHardware(
-                model=row.model.slug,
-                best_quant=best.fmt.name if best else None,
-                engine=best.engine.name if best else None,
-                total_bytes=e.memory.total_bytes if e else None,
-                decode_tok_s=e.speed.decode_tok_s if e else None,
-                max_context=e.max_context if e else None,
-                pair=routes.api_pair(row.model.slug, hw.slug),
-            )
+    out = [
+        ModelOnHardware(
+            model=row.model_slug,
+            best_quant=row.quant,
+            engine=row.engine,
+            total_bytes=row.total_bytes,
+            decode_tok_s=row.decode_tok_s,
+            max_context=row.max_context,
+            pair=routes.api_pair(row.model_slug, hw.slug),
         )
+        for row in rows
+    ]
     return HardwareJSON(
         engine_version=ENGINE_VERSION,
         slug=hw.slug,

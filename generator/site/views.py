@@ -112,8 +112,13 @@ class PairData:
     @property
     def best(self) -> FormatRow | None:
         """The highest-precision format that fits (comfortable or tight)."""
-        fitting = [r for r in self.matrix if r.est and r.est.memory.verdict != "oom"]
-        return max(fitting, key=lambda r: (r.fmt.bits_per_weight, r.fmt.name), default=None)
+        return best_of(self.matrix)
+
+
+def best_of(matrix: Sequence[FormatRow]) -> FormatRow | None:
+    """The highest-precision format of a quantization matrix that fits (comfortable or tight)."""
+    fitting = [r for r in matrix if r.est and r.est.memory.verdict != "oom"]
+    return max(fitting, key=lambda r: (r.fmt.bits_per_weight, r.fmt.name), default=None)
 
 
 def _try(model: Model, hw: Hardware, sc: Scenario, world: World) -> tuple[Estimate | None, str]:
@@ -480,10 +485,52 @@ def need_table(pairs: Sequence[PairData], hardware: Sequence[str]) -> tuple[tupl
 
 @dataclasses.dataclass(frozen=True)
 class HardwareRow:
-    """One model on a hardware page: its best fitting format (None when nothing fits)."""
+    """One model on a hardware page: its best fitting format, or no format when nothing fits.
 
-    model: Model
-    best: FormatRow | None
+    Plain values only, so a build can keep rows of unchanged models in its manifest.
+    """
+
+    model_slug: str
+    model_name: str
+    quant: str | None = None
+    engine: str | None = None
+    engine_label: str | None = None
+    total_bytes: int | None = None
+    verdict: str | None = None
+    decode_tok_s: float | None = None
+    max_context: int | None = None
+
+    @classmethod
+    def of(cls, pair: PairData) -> HardwareRow:
+        """The row a pair contributes to its hardware page."""
+        return cls.from_best(pair.model, pair.best)
+
+    @classmethod
+    def from_best(cls, model: Model, best: FormatRow | None) -> HardwareRow:
+        """The row for a model whose best fitting format is ``best``."""
+        if best is None or best.est is None:
+            return cls(model.slug, model.name)
+        e = best.est
+        return cls(
+            model.slug,
+            model.name,
+            best.fmt.name,
+            best.engine.name,
+            best.engine.label,
+            e.memory.total_bytes,
+            e.memory.verdict,
+            e.speed.decode_tok_s,
+            e.max_context,
+        )
+
+
+def hardware_rows(catalog: Catalog, model: Model) -> list[HardwareRow]:
+    """A model's rows for every hardware page, from the quantization matrices alone (no pages rendered)."""
+    context = catalog.assumptions.default_context
+    return [
+        HardwareRow.from_best(model, best_of(quant_matrix(catalog, model, hw, context)))
+        for hw in catalog.hardware.values()
+    ]
 
 
 RELATED = 12

@@ -17,8 +17,11 @@ BASE_URL = "https://sizewise.example"
 
 
 def build_golden(out: Path) -> str:
-    """Build the fixture catalog into ``out`` with the golden settings (one job, fixed base URL)."""
-    return build(load_catalog(CONTENT), out, jobs=1, base_url=BASE_URL, content=CONTENT)
+    """Build the fixture catalog into ``out`` with the golden settings (one job, fixed base URL, no cache)."""
+    summary = build(load_catalog(CONTENT), out, jobs=1, base_url=BASE_URL, content=CONTENT, force=True)
+    for leftover in (out.with_name(out.name + ".manifest.json"), out.with_name(out.name + ".changed.txt")):
+        leftover.unlink(missing_ok=True)
+    return summary
 
 
 if __name__ == "__main__":

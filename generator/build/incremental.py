@@ -1,0 +1,154 @@
+"""Incremental builds: what each group of outputs depends on, and the manifest kept next to dist/.
+
+A group is one model (its pair pages in every language, pair JSON, model pages and JSON, badge)
+or the rest of the site (hardware pages, indexes, sitemaps, assets). Its key hashes everything it
+is made from: the catalog records it reads, the templates, static files, translations, the
+generator's own code and the build settings. An unchanged key means the previous files are
+linked into the new dist/ instead of being rendered again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from generator.content.catalog import Catalog
+from generator.site.views import HardwareRow
+
+ROOT = Path(__file__).resolve().parents[2]
+CODE_AND_TEMPLATES = ("generator", "templates", "static", "locales")
+MANIFEST_VERSION = 1
+
+
+def _sha(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()
+
+
+def _tree(root: Path, folders: Iterable[str]) -> list[bytes]:
+    out = []
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".mo"):
+                out += [str(path.relative_to(root)).encode(), path.read_bytes()]
+    return out
+
+
+def _dump(records: Iterable[Any]) -> bytes:
+    return json.dumps([r.model_dump(mode="json") for r in records], sort_keys=True).encode()
+
+
+@dataclasses.dataclass(frozen=True)
+class Keys:
+    """The dependency key of every group of outputs."""
+
+    models: dict[str, str]
+    site: str
+
+
+def keys(catalog: Catalog, content: Path, base_url: str, langs: tuple[str, ...]) -> Keys:
+    """Keys of each model group and of the rest of the site."""
+    common = _sha(
+        *_tree(ROOT, CODE_AND_TEMPLATES),
+        *_tree(content, ("pages",)),
+        (content / "search-aliases.yaml").read_bytes() if (content / "search-aliases.yaml").exists() else b"",
+        _dump(catalog.formats.values()),
+        _dump(catalog.kv_dtypes.values()),
+        _dump(catalog.engines.values()),
+        _dump([catalog.assumptions]),
+        _dump([catalog.calibration] if catalog.calibration else []),
+        base_url.encode(),
+        " ".join(langs).encode(),
+    )
+    hardware = _sha(_dump(catalog.hardware.values()), _dump(catalog.offers))
+    # What a model's pages show of the other models: their names, families and sizes (related links).
+    index = _sha(
+        json.dumps(
+            [[m.slug, m.name, m.family, m.organization, m.params_total] for m in catalog.models.values()]
+        ).encode()
+    )
+    models = {
+        slug: _sha(common.encode(), hardware.encode(), index.encode(), _dump([m]), _dump(catalog.api_prices_for(slug)))
+        for slug, m in catalog.models.items()
+    }
+    site = _sha(common.encode(), hardware.encode(), _dump(catalog.models.values()), _dump(catalog.api_prices))
+    return Keys(models, site)
+
+
+@dataclasses.dataclass
+class Manifest:
+    """What the previous build wrote: per group, its key, its files (path -> sha256) and, per model, its rows."""
+
+    models: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    site: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @staticmethod
+    def path_for(out: Path) -> Path:
+        """The manifest lives next to dist/, not in it (it is not served)."""
+        return out.with_name(out.name + ".manifest.json")
+
+    @classmethod
+    def load(cls, out: Path) -> Manifest:
+        """The previous build's manifest, or an empty one."""
+        try:
+            data = json.loads(cls.path_for(out).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        if data.get("version") != MANIFEST_VERSION:
+            return cls()
+        return cls(data.get("models", {}), data.get("site", {}))
+
+    def save(self, out: Path) -> None:
+        """Write the manifest atomically."""
+        path = self.path_for(out)
+        tmp = path.with_suffix(".tmp")
+        data = {"version": MANIFEST_VERSION, "models": self.models, "site": self.site}
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+
+    def files(self) -> dict[str, str]:
+        """Every file of the build with its hash."""
+        out: dict[str, str] = dict(self.site.get("files", {}))
+        for group in self.models.values():
+            out.update(group["files"])
+        return out
+
+
+def reusable(group: dict[str, Any] | None, key: str, old_dist: Path) -> bool:
+    """Whether a group's previous files can be reused: same key and every file still there."""
+    return bool(group) and group["key"] == key and all((old_dist / rel).is_file() for rel in group["files"])  # type: ignore[index]
+
+
+def link_files(files: Iterable[str], old_dist: Path, new_dist: Path) -> None:
+    """Hard-link previous outputs into the new dist/ (a copy where links are not possible)."""
+    for rel in files:
+        target = new_dist / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(old_dist / rel, target)
+        except OSError:
+            target.write_bytes((old_dist / rel).read_bytes())
+
+
+def rows_to_json(rows: list[HardwareRow]) -> list[dict[str, Any]]:
+    """Rows as plain dicts for the manifest."""
+    return [dataclasses.asdict(r) for r in rows]
+
+
+def rows_from_json(rows: list[dict[str, Any]]) -> list[HardwareRow]:
+    """Rows back from the manifest."""
+    return [HardwareRow(**r) for r in rows]
+
+
+def changes(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """URL paths added, changed or removed between two builds (for a CDN purge), sorted."""
+    paths = {p for p in new if old.get(p) != new[p]} | (set(old) - set(new))
+    return sorted("/" + p.removesuffix("index.html") for p in paths)
