@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -486,15 +487,28 @@ def write_site(
 
 
 def swap_in(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` with two renames, so readers never see a half-written folder."""
-    old = out.with_name(out.name + ".old")
-    if old.exists():
-        shutil.rmtree(old)
+    """Replace ``out`` by ``tmp`` with two renames, so readers never see a half-written folder.
+
+    The previous folder is deleted by a detached ``rm`` (tens of thousands of links take seconds to
+    unlink and nobody waits for them); leftovers of earlier builds are removed first.
+    """
+    for stale in out.parent.glob(f"{out.name}.old-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    old = out.with_name(f"{out.name}.old-{os.getpid()}-{time.monotonic_ns()}")
     if out.exists():
         out.rename(old)
     tmp.rename(out)
     if old.exists():
-        shutil.rmtree(old)
+        try:
+            subprocess.Popen(
+                ["rm", "-rf", str(old)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def build(

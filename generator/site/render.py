@@ -17,6 +17,8 @@ from generator.site import routes
 from generator.site.i18n import HREFLANG, HTML_LANG, LANG_NAMES, LANGS, Fmt, translations
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+# Compiled templates, reused across builds and worker processes (keyed by template source).
+CACHE = Path(__file__).resolve().parents[2] / ".cache" / "jinja"
 
 
 def json_script(data: Any) -> Markup:
@@ -77,8 +79,10 @@ def helpers(lang: str) -> dict[str, Any]:
 @cache
 def environment(lang: str) -> jinja2.Environment:
     """A sandbox-free but autoescaping Jinja environment with the locale's translations."""
+    CACHE.mkdir(parents=True, exist_ok=True)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
+        bytecode_cache=jinja2.FileSystemBytecodeCache(str(CACHE)),
         autoescape=True,
         extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
