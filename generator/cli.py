@@ -21,8 +21,9 @@ from generator.content.loader import ContentErrors, load_catalog, parse_file
 from generator.content.schema import Hardware, Model
 from generator.engine.estimate import ScenarioError, estimate
 from generator.engine.params import count_params, declared_mismatch
-from generator.engine.scenario import Scenario, World
+from generator.engine.scenario import Scenario
 from generator.site.i18n import LANGS
+from generator.site.views import FAMILY_ENGINE, world_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONTENT = ROOT / "content"
@@ -31,11 +32,6 @@ USER_ERROR = 2
 
 class UserError(Exception):
     """A mistake in the command line or the input files; printed without a traceback."""
-
-
-def world_of(catalog: Catalog) -> World:
-    """The constants the engine needs, taken from the catalog."""
-    return World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
 
 
 def resolve_model(catalog: Catalog, ref: str) -> Model:
@@ -63,15 +59,10 @@ def resolve_hardware(catalog: Catalog, ref: str, content: Path) -> Hardware:
     return catalog.hw(ref)
 
 
-def default_engine(catalog: Catalog, fmt_family: str, hw: Hardware) -> str:
-    """llama.cpp for GGUF, MLX for MLX files, vLLM for safetensors formats."""
-    return {"gguf": "llama.cpp", "mlx": "mlx"}.get(fmt_family, "vllm")
-
-
 def build_scenario(catalog: Catalog, hw: Hardware, args: argparse.Namespace) -> Scenario:
     """The scenario named by the command-line options, with engine-aware defaults."""
     fmt = catalog.format(args.quant)
-    engine = catalog.engine(args.engine or default_engine(catalog, fmt.family.value, hw))
+    engine = catalog.engine(args.engine or FAMILY_ENGINE[fmt.family.value])
     kv = catalog.kv_dtype(args.kv_dtype or engine.default_kv_dtype)
     context = args.context if args.context is not None else catalog.assumptions.default_context
     try:

@@ -109,7 +109,7 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         raise ScenarioError(f"{engine.label} does not load {sc.fmt.name} ({sc.fmt.family.value}); it loads {served}")
     if hw.kind not in engine.hardware_kinds:
         raise ScenarioError(f"{engine.label} does not run on {hw.name} ({hw.kind.value})")
-    if sc.kv.name not in (sc.kv.engines or ()) and engine.name not in sc.kv.engines:
+    if engine.name not in sc.kv.engines:
         raise ScenarioError(f"{engine.label} has no {sc.kv.name} KV cache (supported by {', '.join(sc.kv.engines)})")
     if sc.fmt.moe_only and model.moe is None:
         raise ScenarioError(f"{sc.fmt.name} quantizes MoE experts; {model.name} is a dense model")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from typing import Literal
 
 from generator.content.schema import EngineProfile, Hardware, HardwareKind, Model
@@ -157,14 +158,13 @@ def memory(
     )
 
 
-def largest(fits: object, lo: int, hi: int) -> int:
+def largest(fits: Callable[[int], bool], lo: int, hi: int) -> int:
     """Largest n in [lo, hi] with fits(n) true, for a monotone predicate; lo - 1 if none."""
-    check = fits  # typed loosely: a Callable[[int], bool]
-    if not check(lo):  # type: ignore[operator]
+    if not fits(lo):
         return lo - 1
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if check(mid):  # type: ignore[operator]
+        if fits(mid):
             lo = mid
         else:
             hi = mid - 1

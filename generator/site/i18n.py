@@ -91,10 +91,6 @@ class Fmt:
             return f"{self.num(n / GIB, 1)}\u00a0{gib}"
         return f"{self.num(n / 1024**4, 2)}\u00a0{tib}"
 
-    def gib_unit(self) -> str:
-        """The word for GiB in this language."""
-        return UNITS[self.lang][2]
-
     def pct(self, fraction: float | None, digits: int = 0) -> str:
         """A percentage in the locale's pattern (French: narrow no-break space before %)."""
         if fraction is None:
@@ -130,7 +126,3 @@ class Fmt:
             k = n // 1024
             return f"{self.num(k)}K" if k < 1024 or k % 1024 else f"{self.num(k // 1024)}M"
         return self.num(n)
-
-    def language_name(self, lang: str) -> str:
-        """The name of ``lang`` in its own language."""
-        return LANG_NAMES[lang]

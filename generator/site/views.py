@@ -165,10 +165,6 @@ def context_rows(
     return tuple(rows), kv16.name, kv8.name
 
 
-def _gguf_file_quant(fmt: QuantFormat) -> str:
-    return fmt.name.upper()
-
-
 def commands(
     catalog: Catalog, model: Model, hw: Hardware, matrix: Sequence[FormatRow], context: int
 ) -> tuple[Command, ...]:
@@ -192,7 +188,7 @@ def commands(
     if row and row.est:
         gpus = row.est.min_gpus or 1
         repo = art.gguf[0] if art.gguf else ""
-        source = f"-hf {repo}:{_gguf_file_quant(row.fmt)}" if repo else f"-m {model.slug}-{row.fmt.name}.gguf"
+        source = f"-hf {repo}:{row.fmt.name.upper()}" if repo else f"-m {model.slug}-{row.fmt.name}.gguf"
         parts = ["llama-server", *shlex.split(source), "-c", str(context), "-ngl", "99", "-fa", "on"]
         if gpus > 1:
             parts += ["--split-mode", "layer"]
@@ -258,8 +254,18 @@ class LineChart:
     usable_y: float
     ticks: tuple[tuple[float, int], ...]  # (x, context)
     y_max_bytes: int
-    width: float = 600.0
-    height: float = 220.0
+    width: int = 600
+    height: int = 220
+
+    @property
+    def view_height(self) -> int:
+        """SVG height including the row of context labels under the plot."""
+        return self.height + 20
+
+    @property
+    def label_y(self) -> int:
+        """Baseline of the context labels."""
+        return self.height + 15
 
 
 def context_chart(rows: Sequence[ContextRow], usable: int) -> LineChart:
@@ -396,26 +402,6 @@ def kv_rows(catalog: Catalog, model: Model) -> tuple[KVRow, ...]:
     return tuple(
         KVRow(c, kv_cache(model, eng, b16, c, 1).total, kv_cache(model, eng, b8, c, 1).total)
         for c in context_steps(model)
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class GpuNeed:
-    """Fewest devices of one kind for one format."""
-
-    fmt: str
-    engine: str
-    hardware: str
-    gpus: int | None
-
-
-def gpu_needs(pairs: Sequence[PairData]) -> tuple[GpuNeed, ...]:
-    """Fewest devices per format on each accelerator (from each pair's quantization matrix)."""
-    return tuple(
-        GpuNeed(r.fmt.name, r.engine.name, p.hardware.slug, r.est.min_gpus)
-        for p in pairs
-        for r in p.matrix
-        if r.est is not None
     )
 
 
