@@ -252,7 +252,8 @@ def cmd_serve(args: argparse.Namespace, catalog: Catalog) -> int:
     return serve(args.content, args.out, args.port, base_url)
 
 
-def cmd_new_model(args: argparse.Namespace, catalog: Catalog) -> int:
+def cmd_new_model(args: argparse.Namespace, catalog: Catalog | None) -> int:
+    """Scaffold a model file; it reads no catalog, so it works while other files are half-written."""
     from generator.content.scaffold import scaffold
 
     model = load_config(Path(args.config))
@@ -334,7 +335,7 @@ def parser() -> argparse.ArgumentParser:
     n.add_argument("--hf-id", default=None, help="the Hugging Face repo id (owner/name)")
     n.add_argument("--stdout", action="store_true", help="print instead of writing")
     n.add_argument("--force", action="store_true", help="overwrite an existing file")
-    n.set_defaults(func=cmd_new_model, needs_calibration=False)
+    n.set_defaults(func=cmd_new_model, needs_calibration=False, needs_catalog=False)
 
     v = sub.add_parser(
         "serve",
@@ -351,7 +352,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; user mistakes print a message and return 2."""
     args = parser().parse_args(argv)
     try:
-        catalog = load_catalog(args.content, require_calibration=getattr(args, "needs_calibration", True))
+        catalog = (
+            load_catalog(args.content, require_calibration=getattr(args, "needs_calibration", True))
+            if getattr(args, "needs_catalog", True)
+            else None
+        )
         return int(args.func(args, catalog))
     except ContentErrors as exc:
         for problem in exc.problems:

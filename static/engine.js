@@ -364,17 +364,33 @@ export function speed(model, p, w, hw, o) {
   const flopsStep = o.seqs * (2.0 * matmulParams(p) + decodeAttentionFlops(model, o.context));
   const tCompute = compute ? flopsStep / compute : 0.0;
   const tComm = o.split === "tensor" && o.gpus > 1 ? 2 * model.architecture.num_layers * o.allreduce_latency_s : 0.0;
-  const tStep = Math.max(tMem, tCompute) + cal.per_token_latency_s + tComm;
+  const latency = model.architecture.num_layers * cal.per_layer_latency_s;
+  const tStep = Math.max(tMem, tCompute) + latency + tComm;
   const promptFlops = 2.0 * matmulParams(p) * o.prompt_tokens + attentionFlops(model, o.prompt_tokens);
   const passes = Math.ceil(o.prompt_tokens / o.batch_tokens);
   const allWeights = w.per_token_read - w.experts_active + w.experts;
   const tWeights = passes * (allWeights * (1 - o.offload) / bw + allWeights * o.offload / hostBw);
   const tPromptCompute = compute ? promptFlops / compute : Infinity;
-  const ttft = Math.max(tPromptCompute, tWeights) + cal.per_token_latency_s + passes * tComm;
+  const ttft = Math.max(tPromptCompute, tWeights) + latency + passes * tComm;
   const finite = Number.isFinite(ttft);
   return {
     decode_tok_s: 1.0 / tStep, decode_tok_s_aggregate: o.seqs / tStep, prompt_tokens: o.prompt_tokens,
     prefill_tok_s: finite ? o.prompt_tokens / ttft : null, ttft_s: finite ? ttft : null,
+  };
+}
+
+// speed_range: each speed times the out-of-sample low/high ratio of measured ÷ predicted.
+export function speedRange(s, ranges) {
+  const [dl, dh] = ranges && ranges.decode ? ranges.decode : [null, null];
+  const hasPrefill = ranges && ranges.prefill && s.prefill_tok_s !== null;
+  const [pl, ph] = hasPrefill ? ranges.prefill : [null, null];
+  return {
+    decode_tok_s_low: dl ? s.decode_tok_s * dl : null,
+    decode_tok_s_high: dh ? s.decode_tok_s * dh : null,
+    prefill_tok_s_low: pl ? s.prefill_tok_s * pl : null,
+    prefill_tok_s_high: ph ? s.prefill_tok_s * ph : null,
+    ttft_s_low: ph && s.ttft_s !== null ? s.ttft_s / ph : null,
+    ttft_s_high: pl && s.ttft_s !== null ? s.ttft_s / pl : null,
   };
 }
 
@@ -386,23 +402,51 @@ export function hardwareClass(hw) {
   return `${hw.vendor.toLowerCase().split(/\s+/)[0]}-${hw.kind}`;
 }
 
+export function memoryClass(hw) {
+  const kind = (hw.memory_type || "").toUpperCase();
+  if (kind.includes("HBM")) return "hbm";
+  if (kind.includes("GDDR")) return "gddr";
+  if (kind.includes("LPDDR") || hw.kind === "apple_unified" || hw.kind === "unified_apu") return "lpddr";
+  return "unknown";
+}
+
+const MOE = "+moe";
+
+export function prefillClass(hw, model) {
+  return hardwareClass(hw) + (model.moe ? MOE : "");
+}
+
 const SAME_KERNELS = { ollama: "llama.cpp" };
 
-export function calibrationFor(entries, engine, hwClass) {
-  const table = new Map(entries.map((e) => [`${e.engine}|${e.hardware_class}`, e]));
-  const tries = [[engine, hwClass], [engine, "*"]];
+export function pick(fits, engine, hwClass) {
+  const table = new Map(fits.map((f) => [`${f.engine}|${f.hardware_class}`, f]));
+  const tries = [];
+  let cls = hwClass;
+  if (cls.endsWith(MOE)) {
+    tries.push([engine, cls], [engine, `*${MOE}`]);
+    cls = cls.slice(0, -MOE.length);
+  }
+  tries.push([engine, cls], [engine, "*"]);
   const base = SAME_KERNELS[engine];
-  if (base) tries.push([base, hwClass], [base, "*"]);
-  tries.push(["llama.cpp", hwClass], ["llama.cpp", "*"]);
-  for (let i = 0; i < tries.length; i++) {
-    const e = table.get(`${tries[i][0]}|${tries[i][1]}`);
-    if (e) {
-      let note = `${e.engine} on ${e.hardware_class} (${e.decode_rows} decode, ${e.prefill_rows} prefill measurements)`;
-      if (i > 1 && e.engine !== base) note += `; no measurements for ${engine} on ${hwClass}`;
-      return [e, note];
+  if (base) tries.push([base, cls], [base, "*"]);
+  tries.push(["llama.cpp", cls], ["llama.cpp", "*"]);
+  for (const [e, c] of tries) {
+    const f = table.get(`${e}|${c}`);
+    if (f) {
+      let note = `${f.engine} on ${f.hardware_class} (${f.rows} measurements)`;
+      if (f.engine !== engine && f.engine !== base) note += `; none for ${engine} on ${cls}`;
+      return [f, note];
     }
   }
-  throw new Error(`no calibration entry for ${engine} or llama.cpp`);
+  throw new Error(`no calibration for ${engine} or llama.cpp`);
+}
+
+export function calibrationFor(calibration, engine, hw, model) {
+  const [dec, decNote] = pick(calibration.decode_fits, engine, memoryClass(hw));
+  const [pre, preNote] = pick(calibration.prefill_fits, engine, prefillClass(hw, model));
+  const constants = { bandwidth_efficiency: dec.bandwidth_efficiency, per_layer_latency_s: dec.per_layer_latency_s,
+    compute_efficiency: pre.compute_efficiency };
+  return [constants, `decode: ${decNote}; prefill: ${preNote}`];
 }
 
 // ---- finetune.py ----
@@ -523,7 +567,7 @@ export function estimate(model, hw, sc, world) {
       break;
     }
   }
-  const [cal, note] = calibrationFor(world.calibration, sc.engine.name, hardwareClass(hw));
+  const [cal, note] = calibrationFor(world.calibration, sc.engine.name, hw, model);
   let statePerSeq = 0;
   for (const k of layerKinds(model)) statePerSeq += stateBytesPerSeqLayer(model, k, sc.engine);
   const s = speed(model, p, w, hw, {
@@ -546,6 +590,7 @@ export function estimate(model, hw, sc, world) {
     max_context: Math.max(0, maxContext), max_batch: Math.max(0, maxBatch), min_gpus: minGpus,
     decode_tok_s: s.decode_tok_s, decode_tok_s_aggregate: s.decode_tok_s_aggregate,
     prefill_tok_s: s.prefill_tok_s, ttft_s: s.ttft_s, ttft_prompt_tokens: s.prompt_tokens,
+    ...speedRange(s, world.ranges),
     qlora_bytes: qlora, lora_bytes: lora, full_finetune_bytes: full, ...c, calibration: note,
   };
 }

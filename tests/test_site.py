@@ -97,7 +97,7 @@ def test_page_counts(site: Path, catalog: Catalog) -> None:
     m, h = len(catalog.models), len(catalog.hardware)
     for lang in LANGS:
         pages = list((site / lang).rglob("index.html"))
-        assert len(pages) == 4 + h + m + m * h, lang
+        assert len(pages) == 5 + h + m + m * h, lang
         assert len(list((site / lang / "models").glob("*/*/index.html"))) == m * h
     assert len(list((site / "api/v1/pairs").rglob("*.json"))) == m * h
     assert len(list((site / "badges").glob("*.svg"))) == m

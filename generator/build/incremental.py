@@ -79,7 +79,15 @@ def keys(catalog: Catalog, content: Path, base_url: str, langs: tuple[str, ...])
         slug: _sha(common.encode(), hardware.encode(), index.encode(), _dump([m]), _dump(catalog.api_prices_for(slug)))
         for slug, m in catalog.models.items()
     }
-    site = _sha(common.encode(), hardware.encode(), _dump(catalog.models.values()), _dump(catalog.api_prices))
+    # The accuracy page also shows every measurement, file size and memory log.
+    measurements = _sha(_dump(catalog.throughput), _dump(catalog.file_sizes), _dump(catalog.memory_logs))
+    site = _sha(
+        common.encode(),
+        hardware.encode(),
+        measurements.encode(),
+        _dump(catalog.models.values()),
+        _dump(catalog.api_prices),
+    )
     return Keys(models, site)
 
 

@@ -30,6 +30,7 @@ from generator.engine.estimate import ENGINE_VERSION
 from generator.engine.params import count_params
 from generator.engine.weights import weight_bytes
 from generator.site import api, badges, routes, sitemap
+from generator.site.accuracy import accuracy_data
 from generator.site.i18n import LANGS, UNITS, translations
 from generator.site.render import minify, render, render_markdown
 from generator.site.routes import Route
@@ -200,6 +201,8 @@ def crumbs_for(route: Route, model_name: str = "", hardware_name: str = "") -> l
         trail.append((hardware_name, route.path))
     if route.kind == "methodology":
         trail.append((_(lang, "Methodology"), route.path))
+    if route.kind == "accuracy":
+        trail.append((_(lang, "Accuracy"), route.path))
     return trail
 
 
@@ -299,6 +302,7 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
         }
         for m in models
     ]
+    acc = accuracy_data(catalog)
     for lang in settings.langs:
         home = Route("home", lang)
         yield page("home.html", home, settings, crumbs_for(home), "Sizewise", models=models, hardware=hardware)
@@ -309,6 +313,8 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
         r = Route("methodology", lang)
         text = (settings.content / "pages" / lang / "methodology.md").read_text(encoding="utf-8")
         yield page("methodology.html", r, settings, crumbs_for(r), _(lang, "Methodology"), body=render_markdown(text))
+        r = Route("accuracy", lang)
+        yield page("accuracy.html", r, settings, crumbs_for(r), _(lang, "Accuracy"), a=acc)
         for hw in hardware:
             r = Route("hardware", lang, hardware=hw.slug)
             limit = round(hw.gpu_memory_limit_gib * 1024**3) if hw.gpu_memory_limit_gib else None

@@ -16,6 +16,7 @@ from generator.content.schema import (
     FileSize,
     Hardware,
     KVDtype,
+    MemoryLog,
     Model,
     QuantFormat,
     Throughput,
@@ -56,6 +57,7 @@ class Catalog:
     api_prices: tuple[ApiPrice, ...]
     throughput: tuple[Throughput, ...]
     file_sizes: tuple[FileSize, ...]
+    memory_logs: tuple[MemoryLog, ...] = ()
 
     @classmethod
     def create(
@@ -72,6 +74,7 @@ class Catalog:
         api_prices: Iterable[ApiPrice] = (),
         throughput: Iterable[Throughput] = (),
         file_sizes: Iterable[FileSize] = (),
+        memory_logs: Iterable[MemoryLog] = (),
     ) -> Catalog:
         """Build a catalog with a deterministic order (slugs sorted; formats as listed)."""
         return cls(
@@ -86,6 +89,7 @@ class Catalog:
             api_prices=tuple(sorted(api_prices, key=lambda p: (p.model, p.output_usd_per_mtok, p.provider))),
             throughput=tuple(throughput),
             file_sizes=tuple(file_sizes),
+            memory_logs=tuple(memory_logs),
         )
 
     def model(self, slug: str) -> Model:
@@ -142,4 +146,9 @@ class Catalog:
             hardware={k: v for k, v in self.hardware.items() if k in keep_h},
             offers=tuple(o for o in self.offers if o.hardware in keep_h),
             api_prices=tuple(p for p in self.api_prices if p.model in keep_m),
+            throughput=tuple(
+                r for r in self.throughput if r.hardware in keep_h and (r.model is None or r.model in keep_m)
+            ),
+            file_sizes=tuple(f for f in self.file_sizes if f.model is None or f.model in keep_m),
+            memory_logs=tuple(log for log in self.memory_logs if log.model in keep_m),
         )

@@ -27,6 +27,7 @@ from generator.content.schema import (
     Frozen,
     Hardware,
     KVDtype,
+    MemoryLog,
     Model,
     QuantFormat,
     Throughput,
@@ -81,6 +82,7 @@ class ApiFile(Frozen):
 class MeasurementsFile(Frozen):
     throughput: tuple[Throughput, ...] = ()
     file_sizes: tuple[FileSize, ...] = ()
+    memory: tuple[MemoryLog, ...] = ()
     sources: tuple[str, ...] = ()
 
 
@@ -358,6 +360,7 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
 
     throughput: list[Throughput] = []
     file_sizes: list[FileSize] = []
+    memory_logs: list[MemoryLog] = []
     format_names = set(formats)
     for mf in measurement_files:
         for i, row in enumerate(mf.value.throughput):
@@ -375,12 +378,22 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
                 )
         for i, size in enumerate(mf.value.file_sizes):
             _check_ref(mf, ("file_sizes", i, "model"), size.model, known_models, "model", problems)
+        for i, log in enumerate(mf.value.memory):
+            _check_ref(mf, ("memory", i, "model"), log.model, known_models, "model", problems)
+            _check_ref(mf, ("memory", i, "kv_type"), log.kv_type, kv_dtypes, "KV cache type", problems)
+            if log.quant is not None:
+                _check_ref(mf, ("memory", i, "quant"), log.quant, {n: 1 for n in format_names}, "format", problems)
         throughput.extend(mf.value.throughput)
         file_sizes.extend(mf.value.file_sizes)
+        memory_logs.extend(mf.value.memory)
 
     if calibration_p and engines:
-        for i, entry in enumerate(calibration_p.value.entries):
-            _check_ref(calibration_p, ("entries", i, "engine"), entry.engine, engines, "engine", problems)
+        for field, fits in (
+            ("decode_fits", calibration_p.value.decode_fits),
+            ("prefill_fits", calibration_p.value.prefill_fits),
+        ):
+            for i, fit in enumerate(fits):
+                _check_ref(calibration_p, (field, i, "engine"), fit.engine, engines, "engine", problems)
 
     if problems:
         raise ContentErrors(problems)
@@ -397,4 +410,5 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         api_prices=api_prices,
         throughput=throughput,
         file_sizes=file_sizes,
+        memory_logs=memory_logs,
     )

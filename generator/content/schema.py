@@ -344,6 +344,8 @@ class ApiPrice(Frozen):
 
 
 EngineName = Literal["llama.cpp", "vllm", "ollama", "mlx", "sglang"]
+# llama.cpp's compute backend in a measurement (its speed differs by backend on one GPU).
+Backend = Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cann", "musa", "cpu"]
 
 
 class Throughput(Frozen):
@@ -357,6 +359,7 @@ class Throughput(Frozen):
     quant: str
     test: Annotated[str, Field(pattern=r"^(tg|pp)\d+$|^(decode|prefill)_b\d+_ctx\d+$")]
     tok_s: PositiveFloat
+    backend: Backend | None = None
     size_gib: PositiveFloat | None = None
     context: NonNegativeInt = 0
     batch: PositiveInt = 1
@@ -371,6 +374,27 @@ class Throughput(Frozen):
         if self.model is None and self.model_ref is None:
             raise ValueError("give `model` (a catalog slug) or `model_ref`")
         return self
+
+
+class MemoryLog(Frozen):
+    """Buffer sizes an engine printed when it loaded a catalog model (e.g. llama.cpp's
+    ``KV buffer size = 1024.00 MiB``). Sums over devices, and over the SWA and non-SWA caches."""
+
+    model: Slug
+    engine: EngineName
+    quant: str | None = None
+    n_ctx: PositiveInt
+    n_seq: PositiveInt = 1
+    kv_type: str = "fp16"
+    kv_buffer_mib: PositiveFloat
+    model_buffer_mib: PositiveFloat | None = None
+    compute_buffer_mib: PositiveFloat | None = None
+    n_ubatch: PositiveInt | None = None
+    flash_attn: bool | None = None
+    build: str | None = None
+    date: dt.date | None = None
+    source: Source
+    notes: str = ""
 
 
 class FileSize(Frozen):
@@ -440,16 +464,49 @@ class Assumptions(Frozen):
     sources: tuple[Source, ...] = Field(min_length=1)
 
 
-class CalibrationEntry(Frozen):
-    """Constants fitted from measurements for one engine on one hardware class."""
+class DecodeFit(Frozen):
+    """Decode constants for one engine on one memory technology (``hbm``, ``gddr``, ``lpddr``, or
+    ``*`` for all): the share of datasheet bandwidth reached and a fixed latency per layer."""
 
     engine: EngineName
     hardware_class: str
     bandwidth_efficiency: Annotated[float, Field(gt=0, le=1)]
-    per_token_latency_s: Annotated[float, Field(ge=0)]
+    per_layer_latency_s: Annotated[float, Field(ge=0)]
+    rows: NonNegativeInt
+
+
+class PrefillFit(Frozen):
+    """Prefill constant for one engine on one compute class (vendor and kind, ``apple``, ``apu``,
+    ``npu``, or ``*``): the share of dense 16-bit peak FLOP/s reached."""
+
+    engine: EngineName
+    hardware_class: str
     compute_efficiency: Annotated[float, Field(gt=0, le=1)]
-    decode_rows: NonNegativeInt
-    prefill_rows: NonNegativeInt
+    rows: NonNegativeInt
+
+
+class ErrorSummary(Frozen):
+    """How far the fitted engine lands from the measurements of one kind (decode or prefill).
+
+    Errors are medians of |predicted − measured| / measured. Out of sample, each hardware entry (or
+    model) is predicted by constants fitted without any of its rows. ``ratio_low``/``ratio_high``
+    are the 10th and 90th percentiles of measured ÷ predicted over the leave-one-hardware-out
+    predictions: every speed on the site is shown with that range.
+    """
+
+    rows: NonNegativeInt
+    hardware: NonNegativeInt
+    models: NonNegativeInt
+    in_sample: Annotated[float, Field(ge=0)]
+    leave_one_hardware_out: Annotated[float, Field(ge=0)]
+    leave_one_model_out: Annotated[float, Field(ge=0)]
+    ratio_low: PositiveFloat
+    ratio_high: PositiveFloat
+
+    @property
+    def out_of_sample(self) -> float:
+        """The worse of the two held-out medians: the figure the site quotes."""
+        return max(self.leave_one_hardware_out, self.leave_one_model_out)
 
 
 class Calibration(Frozen):
@@ -458,6 +515,7 @@ class Calibration(Frozen):
     fitted_on: dt.date
     measurements_sha256: str
     method: str
-    decode_median_abs_error: Annotated[float, Field(ge=0)] | None = None
-    prefill_median_abs_error: Annotated[float, Field(ge=0)] | None = None
-    entries: tuple[CalibrationEntry, ...]
+    decode: ErrorSummary | None = None
+    prefill: ErrorSummary | None = None
+    decode_fits: tuple[DecodeFit, ...]
+    prefill_fits: tuple[PrefillFit, ...]

@@ -1,10 +1,13 @@
 """Fit the speed constants to measured throughput, and measure the error of the fitted engine.
 
-Decode (memory-bound): the time per token is ``bytes_read / (efficiency · bandwidth) + latency``.
-For each engine and hardware class, a least-squares line through (bytes/bandwidth, 1/tok_s)
-gives 1/efficiency as the slope and the fixed per-token latency as the intercept (clamped at 0;
-with fewer than three rows or no spread, the latency is 0 and the efficiency the median ratio).
-Prefill (compute-bound): the efficiency is the median of achieved FLOP/s ÷ dense 16-bit peak.
+Decode (memory-bound): the time per token is ``bytes_read / (efficiency · bandwidth) + layers ·
+latency``. For each engine and memory technology (HBM, GDDR, LPDDR), least squares of 1/tok_s on
+bytes/bandwidth and the layer count give 1/efficiency and the latency per layer (efficiency at most
+1, latency at least 0; with fewer than three rows, the latency is 0 and the efficiency the median
+ratio). Prefill (compute-bound): per engine and compute class (vendor and kind; mixture-of-experts
+models apart), the efficiency is the median of achieved FLOP/s ÷ dense 16-bit peak.
+
+Only rows whose architecture is in the catalog are used: the bytes, FLOPs and layers come from it.
 """
 
 from __future__ import annotations
@@ -12,12 +15,22 @@ from __future__ import annotations
 import dataclasses
 import re
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import cast
 
-from generator.content.schema import CalibrationEntry, Hardware, Model, QuantFormat, Throughput
+from generator.content.schema import (
+    DecodeFit,
+    EngineName,
+    ErrorSummary,
+    Hardware,
+    Model,
+    PrefillFit,
+    QuantFormat,
+    Throughput,
+)
 from generator.engine.kv import kv_read_per_token
 from generator.engine.params import count_params
-from generator.engine.scenario import hardware_class
+from generator.engine.scenario import MOE, memory_class, pick, prefill_class
 from generator.engine.speed import attention_flops, matmul_params
 from generator.engine.weights import weight_bytes
 
@@ -31,31 +44,22 @@ class Point:
     row: Throughput
     hardware: Hardware
     engine: str
-    hw_class: str
+    hw_class: str  # decode: memory technology; prefill: compute class
     decode: bool
     x: float  # decode: bytes read per token / bandwidth (s); prefill: FLOPs per token / peak FLOP/s (s)
     y: float  # seconds per token measured
+    layers: int
 
 
-def _bytes_per_token(row: Throughput, model: Model | None, fmt: QuantFormat) -> float | None:
+def _bytes_per_token(row: Throughput, model: Model, fmt: QuantFormat) -> float:
     """Bytes read per decoded token: weights, plus the 16-bit KV cache at the row's context."""
-    if model is not None:
-        kv = kv_read_per_token(model, 2, row.context, 0.0)
-        return float(weight_bytes(count_params(model), fmt).per_token_read) + kv
-    if row.size_gib is not None:
-        return row.size_gib * GIB
-    if row.params is not None:
-        return row.params * fmt.bits_per_weight / 8
-    return None
+    kv = kv_read_per_token(model, 2, row.context, 0.0)
+    return float(weight_bytes(count_params(model), fmt).per_token_read) + kv
 
 
-def _flops_per_token(row: Throughput, model: Model | None, tokens: int) -> float | None:
-    if model is not None:
-        params = count_params(model)
-        return 2.0 * matmul_params(params) + attention_flops(model, tokens) / tokens
-    if row.params is not None:
-        return 2.0 * row.params
-    return None
+def _flops_per_token(model: Model, tokens: int) -> float:
+    params = count_params(model)
+    return 2.0 * matmul_params(params) + attention_flops(model, tokens) / tokens
 
 
 def _tokens(test: str) -> int:
@@ -70,29 +74,25 @@ def points(
     hardware: Mapping[str, Hardware],
     formats: Mapping[str, QuantFormat],
 ) -> list[Point]:
-    """Measurements the fit can use (single GPU, batch 1, known sizes and peaks)."""
+    """Measurements the fit can use: one device, batch 1, a catalog architecture, a known peak."""
     out: list[Point] = []
     for row in rows:
         hw = hardware.get(row.hardware)
         fmt = formats.get(row.quant)
-        if hw is None or fmt is None or row.gpus != 1 or row.batch != 1 or row.outlier:
-            continue
         model = models.get(row.model) if row.model else None
-        if model is None and fmt.moe_only:
-            continue  # an MoE outside the catalog: its active bytes per token are unknown
+        if hw is None or fmt is None or model is None or row.gpus != 1 or row.batch != 1 or row.outlier:
+            continue
         decode = row.test.startswith(("tg", "decode"))
         if decode:
-            b = _bytes_per_token(row, model, fmt)
-            if b is None:
-                continue
-            x = b / (hw.bandwidth_gbps * 1e9)
+            x = _bytes_per_token(row, model, fmt) / (hw.bandwidth_gbps * 1e9)
+            cls = memory_class(hw)
         else:
-            f = _flops_per_token(row, model, _tokens(row.test))
-            if f is None or hw.compute_tflops is None:
+            if hw.compute_tflops is None:
                 continue
-            x = f / (hw.compute_tflops * 1e12)
+            x = _flops_per_token(model, _tokens(row.test)) / (hw.compute_tflops * 1e12)
+            cls = prefill_class(hw, model)
         engine = "llama.cpp" if row.engine == "ollama" else row.engine
-        out.append(Point(row, hw, engine, hardware_class(hw), decode, x, 1.0 / row.tok_s))
+        out.append(Point(row, hw, engine, cls, decode, x, 1.0 / row.tok_s, model.architecture.num_layers))
     return out
 
 
@@ -101,78 +101,175 @@ def _round(v: float) -> float:
 
 
 def fit_decode(pts: Sequence[Point]) -> tuple[float, float]:
-    """(bandwidth efficiency, per-token latency s) for a set of decode points.
+    """(bandwidth efficiency, latency per layer in s) for a set of decode points.
 
-    The slope is kept at 1 or more (no engine reads memory faster than its datasheet bandwidth) and
-    the intercept at 0 or more; each bound refits the other parameter.
+    Least squares of y on x and the layer count, without an intercept. The slope on x is kept at 1
+    or more (no engine reads memory faster than its datasheet bandwidth) and the latency at 0 or
+    more; each bound refits the other parameter.
     """
     xs = [p.x for p in pts]
     ys = [p.y for p in pts]
-    if len(pts) >= 3 and max(xs) > 1.5 * min(xs):
-        mx = statistics.fmean(xs)
-        my = statistics.fmean(ys)
-        sxx = sum((x - mx) ** 2 for x in xs)
-        slope = max(1.0, sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx)
-        intercept = my - slope * mx
-        if intercept < 0:
-            slope = max(1.0, sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs))
-            intercept = 0.0
-        return _round(1.0 / slope), _round(intercept)
-    return _round(min(1.0, statistics.median(x / y for x, y in zip(xs, ys, strict=True)))), 0.0
+    ls = [float(p.layers) for p in pts]
+    sxx = sum(x * x for x in xs)
+    sll = sum(v * v for v in ls)
+    sxl = sum(x * v for x, v in zip(xs, ls, strict=True))
+    sxy = sum(x * y for x, y in zip(xs, ys, strict=True))
+    sly = sum(v * y for v, y in zip(ls, ys, strict=True))
+    det = sxx * sll - sxl * sxl
+    if len(pts) < 3 or det <= 1e-12 * sxx * sll:
+        return _round(min(1.0, statistics.median(x / y for x, y in zip(xs, ys, strict=True)))), 0.0
+    slope = (sxy * sll - sly * sxl) / det
+    latency = (sxx * sly - sxl * sxy) / det
+    if slope < 1.0:
+        slope, latency = 1.0, max(0.0, (sly - sxl) / sll)
+    if latency < 0.0:
+        slope, latency = max(1.0, sxy / sxx), 0.0
+    return _round(1.0 / slope), _round(latency)
 
 
 def fit_prefill(pts: Sequence[Point]) -> float:
     """Compute efficiency (achieved / peak) for a set of prefill points."""
-    return _round(statistics.median(p.x / p.y for p in pts))
+    return _round(min(1.0, statistics.median(p.x / p.y for p in pts)))
 
 
-def calibrate(pts: Sequence[Point]) -> tuple[CalibrationEntry, ...]:
-    """One entry per (engine, hardware class) with data, plus an all-hardware entry per engine."""
+@dataclasses.dataclass(frozen=True)
+class Fits:
+    """Everything a fit produces: decode and prefill constants."""
+
+    decode: tuple[DecodeFit, ...]
+    prefill: tuple[PrefillFit, ...]
+
+
+def _groups(pts: Sequence[Point]) -> dict[tuple[str, str], list[Point]]:
+    """Points by (engine, class), and by (engine, "*") over all hardware."""
     groups: dict[tuple[str, str], list[Point]] = {}
     for p in pts:
         groups.setdefault((p.engine, p.hw_class), []).append(p)
-        groups.setdefault((p.engine, "*"), []).append(p)
-    entries = []
-    for (engine, cls), group in sorted(groups.items()):
-        dec = [p for p in group if p.decode]
-        pre = [p for p in group if not p.decode]
-        if not dec and not pre:
-            continue
-        # No data for this class: the engine over all hardware; no data for the engine: every engine.
-        engine_all = groups[(engine, "*")]
-        dec_fit = dec or [p for p in engine_all if p.decode] or [p for p in pts if p.decode]
-        pre_fit = pre or [p for p in engine_all if not p.decode] or [p for p in pts if not p.decode]
-        eff, lat = fit_decode(dec_fit)
-        comp = fit_prefill(pre_fit)
-        entries.append(
-            CalibrationEntry(
-                engine=engine,  # type: ignore[arg-type]
+        groups.setdefault((p.engine, "*" + MOE if p.hw_class.endswith(MOE) else "*"), []).append(p)
+    return groups
+
+
+def calibrate(pts: Sequence[Point]) -> Fits:
+    """One decode fit per (engine, memory class) and one prefill fit per (engine, compute class)
+    with measurements, plus an all-hardware fit per engine."""
+    decode = []
+    for (engine, cls), group in sorted(_groups([p for p in pts if p.decode]).items()):
+        eff, lat = fit_decode(group)
+        decode.append(
+            DecodeFit(
+                engine=cast(EngineName, engine),
                 hardware_class=cls,
                 bandwidth_efficiency=eff,
-                per_token_latency_s=lat,
-                compute_efficiency=min(comp, 1.0),
-                decode_rows=len(dec),
-                prefill_rows=len(pre),
+                per_layer_latency_s=lat,
+                rows=len(group),
             )
         )
-    return tuple(entries)
+    prefill = []
+    for (engine, cls), group in sorted(_groups([p for p in pts if not p.decode]).items()):
+        prefill.append(
+            PrefillFit(
+                engine=cast(EngineName, engine),
+                hardware_class=cls,
+                compute_efficiency=fit_prefill(group),
+                rows=len(group),
+            )
+        )
+    return Fits(tuple(decode), tuple(prefill))
 
 
-def predict(p: Point, entry: CalibrationEntry) -> float:
-    """Predicted tokens per second for one point under fitted constants."""
+def predict(p: Point, fits: Fits) -> float:
+    """Predicted tokens per second for one point under fitted constants, picked as the site does."""
     if p.decode:
-        return 1.0 / (p.x / entry.bandwidth_efficiency + entry.per_token_latency_s)
-    return entry.compute_efficiency / p.x
+        d, _ = pick(fits.decode, p.engine, p.hw_class)
+        return 1.0 / (p.x / d.bandwidth_efficiency + p.layers * d.per_layer_latency_s)
+    f, _ = pick(fits.prefill, p.engine, p.hw_class)
+    return f.compute_efficiency / p.x
 
 
-def abs_errors(pts: Sequence[Point], entries: Sequence[CalibrationEntry]) -> tuple[list[float], list[float]]:
+@dataclasses.dataclass(frozen=True)
+class Prediction:
+    """One measurement and what the engine predicts for it."""
+
+    point: Point
+    predicted: float
+
+    @property
+    def measured(self) -> float:
+        return self.point.row.tok_s
+
+    @property
+    def ratio(self) -> float:
+        """Measured ÷ predicted: above 1 the engine was pessimistic."""
+        return self.measured / self.predicted
+
+    @property
+    def signed_error(self) -> float:
+        """(predicted − measured) / measured: positive when the engine was optimistic."""
+        return (self.predicted - self.measured) / self.measured
+
+    @property
+    def error(self) -> float:
+        """|predicted − measured| / measured."""
+        return abs(self.signed_error)
+
+
+def predictions(pts: Sequence[Point], fits: Fits) -> list[Prediction]:
+    """Each point predicted with the fits the site would use for its engine and hardware."""
+    return [Prediction(p, predict(p, fits)) for p in pts]
+
+
+def hardware_key(p: Point) -> str:
+    return p.row.hardware
+
+
+def model_key(p: Point) -> str:
+    return p.row.model or p.row.model_ref or ""
+
+
+def held_out(pts: Sequence[Point], key: Callable[[Point], str]) -> list[Prediction]:
+    """Out-of-sample predictions: each group's points predicted by a fit made without that group
+    (a point nothing else can predict, e.g. the only measurement of its kind, is left out)."""
+    out: list[Prediction] = []
+    for group in sorted({key(p) for p in pts}):
+        fits = calibrate([p for p in pts if key(p) != group])
+        for p in pts:
+            if key(p) == group:
+                try:
+                    out.append(Prediction(p, predict(p, fits)))
+                except LookupError:
+                    continue
+    return out
+
+
+def _median_error(preds: Iterable[Prediction], decode: bool) -> float:
+    errors = [p.error for p in preds if p.point.decode == decode]
+    return round(statistics.median(errors), 4) if errors else 0.0
+
+
+def summarize(pts: Sequence[Point], fits: Fits, decode: bool) -> ErrorSummary | None:
+    """In-sample and held-out errors of one kind, and the out-of-sample range of measured ÷ predicted."""
+    mine = [p for p in pts if p.decode == decode]
+    if len(mine) < 2:
+        return None
+    by_hw = held_out(pts, hardware_key)
+    by_model = held_out(pts, model_key)
+    ratios = sorted(p.ratio for p in by_hw if p.point.decode == decode)
+    if len(ratios) < 2:
+        return None
+    cuts = statistics.quantiles(ratios, n=10, method="inclusive")
+    return ErrorSummary(
+        rows=len(mine),
+        hardware=len({hardware_key(p) for p in mine}),
+        models=len({model_key(p) for p in mine}),
+        in_sample=_median_error(predictions(mine, fits), decode),
+        leave_one_hardware_out=_median_error(by_hw, decode),
+        leave_one_model_out=_median_error(by_model, decode),
+        ratio_low=_round(cuts[0]),
+        ratio_high=_round(cuts[-1]),
+    )
+
+
+def abs_errors(pts: Sequence[Point], fits: Fits) -> tuple[list[float], list[float]]:
     """|predicted − measured| / measured for every decode and prefill point (in-sample)."""
-    table: dict[tuple[str, str], CalibrationEntry] = {(e.engine, e.hardware_class): e for e in entries}
-    dec: list[float] = []
-    pre: list[float] = []
-    for p in pts:
-        entry = table.get((p.engine, p.hw_class)) or table[(p.engine, "*")]
-        measured = p.row.tok_s
-        err = abs(predict(p, entry) - measured) / measured
-        (dec if p.decode else pre).append(err)
-    return dec, pre
+    preds = predictions(pts, fits)
+    return [p.error for p in preds if p.point.decode], [p.error for p in preds if not p.point.decode]

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
+import functools
 from typing import Any
 
-from generator.content.schema import Hardware, HardwareKind, Model
+from generator.content.schema import Assumptions, Calibration, Hardware, HardwareKind, Model
 from generator.engine.cost import Cost, cost
 from generator.engine.finetune import FineTune, finetune
 from generator.engine.kv import state_bytes_per_seq_layer
 from generator.engine.memory import Memory, largest, memory, tp_valid
 from generator.engine.params import ParamCount, count_params, declared_mismatch, layer_kinds
-from generator.engine.scenario import Scenario, World, calibration_for, hardware_class
-from generator.engine.speed import Speed, speed
+from generator.engine.scenario import Scenario, World, calibration_for
+from generator.engine.speed import Speed, SpeedRange, speed, speed_range
 from generator.engine.weights import WeightBytes, weight_bytes
 
 ENGINE_VERSION = "1"
@@ -34,19 +34,39 @@ class Estimate:
     params_mismatch: float | None
     weights: WeightBytes
     memory: Memory
-    max_context: int
-    max_batch: int
     min_gpus: int | None
     speed: Speed
+    speed_range: SpeedRange
     calibration_note: str
-    finetune: tuple[FineTune, FineTune, FineTune]
     cost: Cost
     warnings: tuple[str, ...]
+    assumptions: Assumptions
+
+    def _fits(self, **kw: int) -> bool:
+        tight = self.assumptions.verdict_tight_fraction
+        m = memory(self.model, self.params, self.weights, self.hardware, self.scenario, tight, **kw)
+        return m.verdict != "oom"
+
+    @functools.cached_property
+    def finetune(self) -> tuple[FineTune, FineTune, FineTune]:
+        """QLoRA, LoRA and full fine-tuning memory (computed on first use)."""
+        return finetune(self.model, self.params, self.assumptions)
+
+    @functools.cached_property
+    def max_context(self) -> int:
+        """The longest context (tokens per sequence) that fits, by binary search (computed on first use)."""
+        return max(0, largest(lambda c: self._fits(context=c), 1, self.model.architecture.max_context))
+
+    @functools.cached_property
+    def max_batch(self) -> int:
+        """The most sequences of the scenario's context that fit at once (computed on first use)."""
+        return max(0, largest(lambda b: self._fits(seqs=b), 1, 4096))
 
     def keys(self) -> dict[str, Any]:
         """The estimate keys of DESIGN.md (and more): bytes as integers, speeds as floats."""
         m = self.memory
         s = self.speed
+        r = self.speed_range
         sc = self.scenario
         qlora, lora, full = self.finetune
         c = self.cost
@@ -86,6 +106,12 @@ class Estimate:
             "prefill_tok_s": s.prefill_tok_s,
             "ttft_s": s.ttft_s,
             "ttft_prompt_tokens": s.prompt_tokens,
+            "decode_tok_s_low": r.decode_low,
+            "decode_tok_s_high": r.decode_high,
+            "prefill_tok_s_low": r.prefill_low,
+            "prefill_tok_s_high": r.prefill_high,
+            "ttft_s_low": r.ttft_low,
+            "ttft_s_high": r.ttft_high,
             "qlora_bytes": qlora.total_bytes,
             "lora_bytes": lora.total_bytes,
             "full_finetune_bytes": full.total_bytes,
@@ -99,6 +125,15 @@ class Estimate:
             "calibration": self.calibration_note,
             "warnings": list(self.warnings),
         }
+
+
+def ratio_ranges(cal: Calibration | None) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """(low, high) of measured ÷ predicted out of sample, for decode and for prefill."""
+    if cal is None:
+        return None, None
+    dec = (cal.decode.ratio_low, cal.decode.ratio_high) if cal.decode else None
+    pre = (cal.prefill.ratio_low, cal.prefill.ratio_high) if cal.prefill else None
+    return dec, pre
 
 
 def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
@@ -128,14 +163,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate
     a = world.assumptions
     params = count_params(model)
     weights = weight_bytes(params, sc.fmt)
-    mem = partial(memory, model, params, weights, hw, sc, a.verdict_tight_fraction)
-    m = mem()
-
-    def fits(**kw: int) -> bool:
-        return mem(**kw).verdict != "oom"
-
-    max_context = largest(lambda c: fits(context=c), 1, model.architecture.max_context)
-    max_batch = largest(lambda b: fits(seqs=b), 1, 4096)
+    m = memory(model, params, weights, hw, sc, a.verdict_tight_fraction)
     min_gpus = next(
         (
             g
@@ -146,7 +174,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate
         ),
         None,
     )
-    cal, note = calibration_for(world, sc.engine.name, hardware_class(hw))
+    cal, note = calibration_for(world, sc.engine.name, hw, model)
     state_per_seq = sum(state_bytes_per_seq_layer(model, k, sc.engine) for k in layer_kinds(model))
     spd = speed(
         model,
@@ -190,12 +218,11 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate
         params_mismatch=mismatch,
         weights=weights,
         memory=m,
-        max_context=max(0, max_context),
-        max_batch=max(0, max_batch),
         min_gpus=min_gpus,
         speed=spd,
+        speed_range=speed_range(spd, *ratio_ranges(world.calibration)),
         calibration_note=note,
-        finetune=finetune(model, params, a),
         cost=cost(hw, sc.gpus, spd.decode_tok_s_aggregate, world.offers, world.api_prices, a),
         warnings=tuple(warnings),
+        assumptions=a,
     )

@@ -120,8 +120,23 @@ def _ffn(hidden: int, inter: int, gated: bool, bias: bool) -> tuple[int, int]:
     return matrices, small
 
 
+_COUNTED: dict[int, tuple[Model, ParamCount]] = {}
+
+
 def count_params(model: Model) -> ParamCount:
-    """Parameters of the text model by role, from its architecture (MTP layers excluded)."""
+    """Parameters of the text model by role, from its architecture (MTP layers excluded).
+
+    Models are immutable; a process counts each one once.
+    """
+    hit = _COUNTED.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    counted = _count(model)
+    _COUNTED[id(model)] = (model, counted)
+    return counted
+
+
+def _count(model: Model) -> ParamCount:
     a = model.architecture
     h = a.hidden_size
     attention = small = dense_ffn = shared = experts = experts_active = 0

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import TypeVar
 
 from generator.content.schema import (
     ApiPrice,
     Assumptions,
     Calibration,
-    CalibrationEntry,
     CloudOffer,
+    DecodeFit,
     EngineProfile,
     Hardware,
     HardwareKind,
     KVDtype,
+    Model,
+    PrefillFit,
     QuantFormat,
 )
+from generator.engine.speed import SpeedConstants
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +61,7 @@ class World:
 
 
 def hardware_class(hw: Hardware) -> str:
-    """Calibration class of an accelerator: apple, apu, npu, or <vendor>-<kind> for GPUs.
+    """Compute class of an accelerator for prefill: apple, apu, npu, or <vendor>-<kind> for GPUs.
 
     GPU kinds stay apart: GeForce cards run FP16 matmuls with FP16 accumulation at twice the
     datasheet's FP32-accumulate rate, and datacenter parts reach a smaller share of theirs.
@@ -70,29 +75,70 @@ def hardware_class(hw: Hardware) -> str:
     return f"{hw.vendor.lower().split()[0]}-{hw.kind.value}"
 
 
+def memory_class(hw: Hardware) -> str:
+    """Memory technology of an accelerator for decode: hbm, gddr or lpddr (unified memory).
+
+    How much of the datasheet bandwidth a decode step reaches follows the memory more than the
+    vendor: held-out errors are smallest with this grouping (see the accuracy page).
+    """
+    kind = (hw.memory_type or "").upper()
+    if "HBM" in kind:
+        return "hbm"
+    if "GDDR" in kind:
+        return "gddr"
+    if "LPDDR" in kind or hw.kind in (HardwareKind.apple_unified, HardwareKind.unified_apu):
+        return "lpddr"
+    return "unknown"
+
+
+MOE = "+moe"
+
+
+def prefill_class(hw: Hardware, model: Model) -> str:
+    """Prefill class: the compute class, marked ``+moe`` for mixture-of-experts models, whose
+    per-expert matrix products are small and reach a lower share of the peak."""
+    return hardware_class(hw) + (MOE if model.moe else "")
+
+
 # Engines that run llama.cpp's kernels share its calibration when they have none of their own.
 _SAME_KERNELS = {"ollama": "llama.cpp"}
 
+Fit = TypeVar("Fit", DecodeFit, PrefillFit)
 
-def calibration_for(world: World, engine: str, hw_class: str) -> tuple[CalibrationEntry, str]:
-    """The fitted constants for ``engine`` on ``hw_class`` and a note saying which were used.
+
+def pick(fits: Sequence[Fit], engine: str, hw_class: str) -> tuple[Fit, str]:
+    """The fit for ``engine`` on ``hw_class``, and a note saying which was used.
 
     Falls back, in order, to the engine over all hardware, to the engine whose kernels it shares,
-    and to llama.cpp: the note says so, and pages show it.
+    and to llama.cpp: the note says so, and pages show it. A ``+moe`` class tries the MoE fits
+    first, then the dense ones.
     """
-    if world.calibration is None:
-        raise LookupError("no calibration: run `make calibrate`")
-    entries = {(e.engine, e.hardware_class): e for e in world.calibration.entries}
-    tries = [(engine, hw_class), (engine, "*")]
+    table = {(f.engine, f.hardware_class): f for f in fits}
+    tries: list[tuple[str, str]] = []
+    if hw_class.endswith(MOE):  # MoE fits first, then the dense ones of the same class
+        tries = [(engine, hw_class), (engine, "*" + MOE)]
+        hw_class = hw_class.removesuffix(MOE)
+    tries += [(engine, hw_class), (engine, "*")]
     base = _SAME_KERNELS.get(engine)
     if base:
         tries += [(base, hw_class), (base, "*")]
     tries += [("llama.cpp", hw_class), ("llama.cpp", "*")]
-    for i, key in enumerate(tries):
-        if key in entries:
-            e = entries[key]
-            note = f"{e.engine} on {e.hardware_class} ({e.decode_rows} decode, {e.prefill_rows} prefill measurements)"
-            if i > 1 and e.engine != base:
-                note += f"; no measurements for {engine} on {hw_class}"
-            return e, note
-    raise LookupError(f"no calibration entry for {engine} or llama.cpp")
+    for key in tries:
+        if key in table:
+            f = table[key]
+            note = f"{f.engine} on {f.hardware_class} ({f.rows} measurements)"
+            if f.engine != engine and f.engine != base:
+                note += f"; none for {engine} on {hw_class}"
+            return f, note
+    raise LookupError(f"no calibration for {engine} or llama.cpp")
+
+
+def calibration_for(world: World, engine: str, hw: Hardware, model: Model) -> tuple[SpeedConstants, str]:
+    """The fitted speed constants for ``engine`` running ``model`` on ``hw``, and a note saying
+    which fits were used."""
+    if world.calibration is None:
+        raise LookupError("no calibration: run `make calibrate`")
+    dec, dec_note = pick(world.calibration.decode_fits, engine, memory_class(hw))
+    pre, pre_note = pick(world.calibration.prefill_fits, engine, prefill_class(hw, model))
+    constants = SpeedConstants(dec.bandwidth_efficiency, dec.per_layer_latency_s, pre.compute_efficiency)
+    return constants, f"decode: {dec_note}; prefill: {pre_note}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from generator.content.schema import CalibrationEntry, Hardware, Model
+from generator.content.schema import Hardware, Model
 from generator.engine.kv import kv_read_per_token
 from generator.engine.params import ParamCount, layer_kinds
 from generator.engine.weights import WeightBytes
@@ -55,6 +55,15 @@ def matmul_params(params: ParamCount) -> int:
 
 
 @dataclasses.dataclass(frozen=True)
+class SpeedConstants:
+    """Fitted constants for one engine on one accelerator (content/calibration.yaml)."""
+
+    bandwidth_efficiency: float
+    per_layer_latency_s: float
+    compute_efficiency: float
+
+
+@dataclasses.dataclass(frozen=True)
 class Speed:
     """Speeds for one scenario, and the bytes and FLOPs behind them."""
 
@@ -91,7 +100,7 @@ def speed(
     offload: float,
     host_bandwidth_gbps: float,
     prompt_tokens: int,
-    cal: CalibrationEntry,
+    cal: SpeedConstants,
 ) -> Speed:
     """Decode at ``context`` tokens in cache for ``seqs`` sequences, and a ``prompt_tokens`` prefill."""
     bw = hw.bandwidth_gbps * 1e9 * cal.bandwidth_efficiency * _parallel(gpus, split, tp_efficiency)
@@ -112,14 +121,16 @@ def speed(
     t_compute = flops_step / compute if compute else 0.0
     # Tensor parallel adds two all-reduces per layer to every forward pass.
     t_comm = 2 * model.architecture.num_layers * allreduce_latency_s if split == "tensor" and gpus > 1 else 0.0
-    t_step = max(t_mem, t_compute) + cal.per_token_latency_s + t_comm
+    # A fixed cost per layer per forward pass: kernel launches and synchronisation.
+    latency = model.architecture.num_layers * cal.per_layer_latency_s
+    t_step = max(t_mem, t_compute) + latency + t_comm
 
     prompt_flops = 2.0 * matmul_params(params) * prompt_tokens + attention_flops(model, prompt_tokens)
     passes = math.ceil(prompt_tokens / batch_tokens)
     all_weights = weights.per_token_read - weights.experts_active + weights.experts
     t_weights = passes * (all_weights * (1 - offload) / bw + all_weights * offload / host_bw)
     t_prompt_compute = prompt_flops / compute if compute else math.inf
-    ttft = max(t_prompt_compute, t_weights) + cal.per_token_latency_s + passes * t_comm
+    ttft = max(t_prompt_compute, t_weights) + latency + passes * t_comm
     return Speed(
         decode_tok_s=1.0 / t_step,
         decode_tok_s_aggregate=seqs / t_step,
@@ -129,4 +140,31 @@ def speed(
         prompt_tokens=prompt_tokens,
         prompt_flops=prompt_flops,
         compute_bound=t_compute > t_mem,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class SpeedRange:
+    """Where the real speeds should fall: each estimate times the low and high ratio of measured ÷
+    predicted seen out of sample (a time to first token divides by them instead)."""
+
+    decode_low: float | None
+    decode_high: float | None
+    prefill_low: float | None
+    prefill_high: float | None
+    ttft_low: float | None
+    ttft_high: float | None
+
+
+def speed_range(s: Speed, decode: tuple[float, float] | None, prefill: tuple[float, float] | None) -> SpeedRange:
+    """The range of ``s`` given (low, high) ratios of measured ÷ predicted for decode and prefill."""
+    dl, dh = decode if decode else (None, None)
+    pl, ph = prefill if prefill and s.prefill_tok_s is not None else (None, None)
+    return SpeedRange(
+        decode_low=s.decode_tok_s * dl if dl else None,
+        decode_high=s.decode_tok_s * dh if dh else None,
+        prefill_low=s.prefill_tok_s * pl if pl and s.prefill_tok_s is not None else None,
+        prefill_high=s.prefill_tok_s * ph if ph and s.prefill_tok_s is not None else None,
+        ttft_low=s.ttft_s / ph if ph and s.ttft_s is not None else None,
+        ttft_high=s.ttft_s / pl if pl and s.ttft_s is not None else None,
     )

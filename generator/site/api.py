@@ -56,6 +56,12 @@ class EstimateJSON(Payload):
     prefill_tok_s: float | None
     ttft_s: float | None
     ttft_prompt_tokens: int
+    decode_tok_s_low: float | None
+    decode_tok_s_high: float | None
+    prefill_tok_s_low: float | None
+    prefill_tok_s_high: float | None
+    ttft_s_low: float | None
+    ttft_s_high: float | None
     qlora_bytes: int
     lora_bytes: int
     full_finetune_bytes: int
@@ -81,6 +87,8 @@ class MatrixRow(Payload):
     kv_cache_bytes: int | None
     total_bytes: int | None
     decode_tok_s: float | None
+    decode_tok_s_low: float | None
+    decode_tok_s_high: float | None
     verdict: Verdict | None
     min_gpus: int | None
 
@@ -119,7 +127,11 @@ class HardwareSummary(Payload):
     total_bytes: int
     usable_bytes: int
     decode_tok_s: float
+    decode_tok_s_low: float | None
+    decode_tok_s_high: float | None
     ttft_s: float | None
+    ttft_s_low: float | None
+    ttft_s_high: float | None
     max_context: int
     pair: str
 
@@ -153,6 +165,8 @@ class ModelOnHardware(Payload):
     engine: str | None
     total_bytes: int | None
     decode_tok_s: float | None
+    decode_tok_s_low: float | None
+    decode_tok_s_high: float | None
     max_context: int | None
     pair: str
 
@@ -240,6 +254,8 @@ def _matrix_row(r: FormatRow) -> MatrixRow:
         kv_cache_bytes=e.memory.kv_cache_bytes if e else None,
         total_bytes=e.memory.total_bytes if e else None,
         decode_tok_s=e.speed.decode_tok_s if e else None,
+        decode_tok_s_low=e.speed_range.decode_low if e else None,
+        decode_tok_s_high=e.speed_range.decode_high if e else None,
         verdict=e.memory.verdict if e else None,
         min_gpus=e.min_gpus if e else None,
     )
@@ -299,7 +315,11 @@ def model_json(pairs: list[PairData]) -> ModelJSON:
                 total_bytes=p.est.memory.total_bytes,
                 usable_bytes=p.est.memory.usable_bytes,
                 decode_tok_s=p.est.speed.decode_tok_s,
+                decode_tok_s_low=p.est.speed_range.decode_low,
+                decode_tok_s_high=p.est.speed_range.decode_high,
                 ttft_s=p.est.speed.ttft_s,
+                ttft_s_low=p.est.speed_range.ttft_low,
+                ttft_s_high=p.est.speed_range.ttft_high,
                 max_context=p.est.max_context,
                 pair=routes.api_pair(m.slug, p.hardware.slug),
             )
@@ -317,6 +337,8 @@ def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
             engine=row.engine,
             total_bytes=row.total_bytes,
             decode_tok_s=row.decode_tok_s,
+            decode_tok_s_low=row.decode_low,
+            decode_tok_s_high=row.decode_high,
             max_context=row.max_context,
             pair=routes.api_pair(row.model_slug, hw.slug),
         )

@@ -56,24 +56,78 @@ def helpers(lang: str) -> dict[str, Any]:
     """Small formatters used in many table cells, as plain functions (Jinja macros cost ~10× more)."""
     tr = translations(lang)
     fmt = Fmt(lang)
-    words = {
-        "comfortable": tr.gettext(N_("fits")),
-        "tight": tr.gettext(N_("tight")),
-        "oom": tr.gettext(N_("does not fit")),
+    # Translations are escaped once here; the numbers Fmt writes are digits and separators only.
+    badges = {
+        v: Markup(f'<span class="verdict v-{v}">{escape(tr.gettext(word))}</span>')
+        for v, word in (("comfortable", N_("fits")), ("tight", N_("tight")), ("oom", N_("does not fit")))
     }
-    tok = tr.gettext(N_("%(n)s tok/s"))
-    sec = tr.gettext(N_("%(n)s s"))
+    tok = str(escape(tr.gettext(N_("%(n)s tok/s"))))
+    sec = str(escape(tr.gettext(N_("%(n)s s"))))
+    dash = Markup("—")
 
     def verdict_badge(verdict: str) -> Markup:
-        return Markup('<span class="verdict v-{}">{}</span>').format(verdict, words[verdict])
+        return badges[verdict]
 
-    def tok_s(value: float | None) -> str:
-        return "—" if value is None else tok % {"n": fmt.sig(value)}
+    def tok_s(value: float | None) -> Markup:
+        return dash if value is None else Markup(tok % {"n": fmt.sig(value)})
 
-    def seconds(value: float | None) -> str:
-        return "—" if value is None else sec % {"n": fmt.sig(value)}
+    def seconds(value: float | None) -> Markup:
+        return dash if value is None else Markup(sec % {"n": fmt.sig(value)})
 
-    return {"verdict_badge": verdict_badge, "tok_s": tok_s, "seconds": seconds}
+    def span(low: float | None, high: float | None) -> str:
+        """The out-of-sample range after a speed, or nothing when there is none."""
+        return "" if low is None or high is None else f' <span class="range">({fmt.sig(low)}–{fmt.sig(high)})</span>'
+
+    def tok_s_range(value: float | None, low: float | None, high: float | None) -> Markup:
+        return dash if value is None else Markup(tok % {"n": fmt.sig(value)} + span(low, high))
+
+    def seconds_range(value: float | None, low: float | None, high: float | None) -> Markup:
+        return dash if value is None else Markup(sec % {"n": fmt.sig(value)} + span(low, high))
+
+    def field(key: str, value: float | None, shown: str) -> Markup:
+        """A value the workbench updates in place: ``data-field`` names the estimate key."""
+        raw = "" if value is None else repr(value)
+        return Markup('<span data-field="{}" data-value="{}">{}</span>').format(key, raw, shown)
+
+    def field_range(key: str, low: float | None, high: float | None) -> Markup:
+        """The range of a speed the workbench updates, as ``key_low``/``key_high`` fields."""
+        if low is None or high is None:
+            return Markup("")
+        return Markup(' <span class="range">({}–{})</span>').format(
+            field(f"{key}_low", low, fmt.sig(low)), field(f"{key}_high", high, fmt.sig(high))
+        )
+
+    return {
+        "field": field,
+        "field_range": field_range,
+        "verdict_badge": verdict_badge,
+        "tok_s": tok_s,
+        "seconds": seconds,
+        "tok_s_range": tok_s_range,
+        "seconds_range": seconds_range,
+    }
+
+
+def gettext_functions(lang: str) -> dict[str, Any]:
+    """``_`` and ``ngettext`` for templates, as plain functions (the i18n extension's context-passing
+    wrappers cost a third of a page's rendering). Same semantics as its ``newstyle`` gettext: the
+    translation is markup, the variables are escaped into it, and it is always %-formatted."""
+    tr = translations(lang)
+    plain: dict[str, Markup] = {}
+
+    def gettext(message: str, **variables: Any) -> Markup:
+        if variables:
+            return Markup(tr.gettext(message)) % variables
+        rv = plain.get(message)
+        if rv is None:
+            rv = plain[message] = Markup(tr.gettext(message)) % {}
+        return rv
+
+    def ngettext(singular: str, plural: str, num: int, **variables: Any) -> Markup:
+        variables.setdefault("num", num)
+        return Markup(tr.ngettext(singular, plural, num)) % variables
+
+    return {"_": gettext, "gettext": gettext, "ngettext": ngettext}
 
 
 @cache
@@ -84,13 +138,12 @@ def environment(lang: str) -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(TEMPLATES),
         bytecode_cache=jinja2.FileSystemBytecodeCache(str(CACHE)),
         autoescape=True,
-        extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
     env.globals.update(
+        gettext_functions(lang),
         f=Fmt(lang),
         lang=lang,
         langs=LANGS,

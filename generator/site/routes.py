@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from generator.content.catalog import Catalog
 from generator.site.i18n import LANGS
 
-PAGE_KINDS = ("home", "models", "hardware_index", "model", "hardware", "pair", "methodology")
+PAGE_KINDS = ("home", "models", "hardware_index", "model", "hardware", "pair", "methodology", "accuracy")
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -51,6 +51,8 @@ def page_path(kind: str, lang: str, model: str = "", hardware: str = "") -> str:
         return f"/{lang}/models/{model}/{hardware}/"
     if kind == "methodology":
         return f"/{lang}/methodology/"
+    if kind == "accuracy":
+        return f"/{lang}/accuracy/"
     raise ValueError(f"unknown page kind {kind!r}")
 
 
@@ -61,6 +63,7 @@ def routes(catalog: Catalog, langs: tuple[str, ...] = LANGS) -> Iterator[Route]:
         yield Route("models", lang)
         yield Route("hardware_index", lang)
         yield Route("methodology", lang)
+        yield Route("accuracy", lang)
         for hw in catalog.hardware:
             yield Route("hardware", lang, hardware=hw)
         for model in catalog.models:

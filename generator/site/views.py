@@ -484,6 +484,8 @@ class HardwareRow:
     total_bytes: int | None = None
     verdict: str | None = None
     decode_tok_s: float | None = None
+    decode_low: float | None = None
+    decode_high: float | None = None
     max_context: int | None = None
 
     @classmethod
@@ -506,6 +508,8 @@ class HardwareRow:
             e.memory.total_bytes,
             e.memory.verdict,
             e.speed.decode_tok_s,
+            e.speed_range.decode_low,
+            e.speed_range.decode_high,
             e.max_context,
         )
 

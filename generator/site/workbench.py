@@ -8,7 +8,7 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
-from generator.engine.estimate import ScenarioError, estimate
+from generator.engine.estimate import ScenarioError, estimate, ratio_ranges
 from generator.engine.scenario import Scenario, World
 
 # Keys the browser computes and the parity test compares (the rest of `estimate --json` is text).
@@ -37,6 +37,12 @@ PARITY_KEYS = (
     "prefill_tok_s",
     "ttft_s",
     "ttft_prompt_tokens",
+    "decode_tok_s_low",
+    "decode_tok_s_high",
+    "prefill_tok_s_low",
+    "prefill_tok_s_high",
+    "ttft_s_low",
+    "ttft_s_high",
     "qlora_bytes",
     "lora_bytes",
     "full_finetune_bytes",
@@ -62,7 +68,11 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
         "kv_cache": [k.model_dump(mode="json", exclude={"source"}) for k in catalog.kv_dtypes.values()],
         "engines": [e.model_dump(mode="json", exclude={"sources", "notes"}) for e in catalog.engines.values()],
         "assumptions": catalog.assumptions.model_dump(mode="json", exclude={"sources"}),
-        "calibration": [e.model_dump(mode="json") for e in catalog.calibration.entries],
+        "calibration": {
+            "decode_fits": [f.model_dump(mode="json") for f in catalog.calibration.decode_fits],
+            "prefill_fits": [f.model_dump(mode="json") for f in catalog.calibration.prefill_fits],
+        },
+        "ranges": dict(zip(("decode", "prefill"), ratio_ranges(catalog.calibration), strict=True)),
     }
 
 

@@ -5,6 +5,7 @@ const INTEGER_KEYS = /(_bytes$|^params_|^max_context$|^max_batch$|^min_gpus$|^tt
 export function runCases(engine, data) {
   const problems = [];
   const world = { assumptions: data.shared.assumptions, calibration: data.shared.calibration,
+    ranges: data.shared.ranges,
     offers: data.offers, api_prices: data.api_prices };
   for (const { inputs, expected } of data.cases) {
     const model = data.models[inputs.model];

@@ -42,6 +42,7 @@ def main() -> int:
             "/{l}/models/",
             "/{l}/hardware/",
             "/{l}/methodology/",
+            "/{l}/accuracy/",
             f"/{{l}}/models/{model}/",
             f"/{{l}}/hardware/{hardware}/",
             f"/{{l}}/models/{model}/{hardware}/",

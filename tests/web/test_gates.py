@@ -21,6 +21,7 @@ PAGE_TYPES = {
     "models": "/{lang}/models/",
     "hardware_index": "/{lang}/hardware/",
     "methodology": "/{lang}/methodology/",
+    "accuracy": "/{lang}/accuracy/",
     "model": f"/{{lang}}/models/{MODEL}/",
     "hardware": f"/{{lang}}/hardware/{HARDWARE}/",
     "pair": f"/{{lang}}/models/{MODEL}/{HARDWARE}/",

@@ -46,14 +46,16 @@ async function main() {
     max_context: (v) => interpolate(t.tokens, { n: num(v) }),
     min_gpus: (v) => (v == null ? "—" : num(v)),
     decode_tok_s: tokS, prefill_tok_s: tokS, ttft_s: secs, usd_per_mtok: usd,
+    decode_tok_s_low: sig, decode_tok_s_high: sig, prefill_tok_s_low: sig, prefill_tok_s_high: sig,
+    ttft_s_low: sig, ttft_s_high: sig,
   };
   const format = (key, v) => (display[key] ? display[key](v) : key.endsWith("_bytes") ? bytes(v) : num(v));
 
   const form = document.getElementById("wb-form");
   const errorEl = document.getElementById("wb-error");
   const steps = data.context_steps;
-  const world = { assumptions: data.assumptions, calibration: data.calibration, offers: data.offers,
-    api_prices: data.api_prices };
+  const world = { assumptions: data.assumptions, calibration: data.calibration, ranges: data.ranges,
+    offers: data.offers, api_prices: data.api_prices };
   let current = null;
 
   function read() {

@@ -1,0 +1,211 @@
+"""The accuracy page's numbers: predicted against measured speeds out of sample, errors by group,
+weight-file sizes and KV buffers against what real files and engine logs show."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import statistics
+from collections.abc import Callable, Sequence
+
+from generator.content.catalog import Catalog
+from generator.content.schema import ErrorSummary, Throughput
+from generator.engine.accuracy import KVCheck, SizeCheck, kv_checks, median_abs, size_checks
+from generator.engine.calibrate import (
+    Prediction,
+    calibrate,
+    hardware_key,
+    held_out,
+    model_key,
+    points,
+    predictions,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class ErrorRow:
+    """Median |error| of one group of measurements, in sample and held out."""
+
+    label: str
+    kind: str  # decode | prefill
+    rows: int
+    in_sample: float
+    by_hardware: float | None
+    by_model: float | None
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasuredRow:
+    """One measurement with its out-of-sample prediction (leave its hardware entry out)."""
+
+    prediction: Prediction
+    hardware_name: str
+    model_label: str
+
+    @property
+    def row(self) -> Throughput:
+        return self.prediction.point.row
+
+
+@dataclasses.dataclass(frozen=True)
+class Scatter:
+    """Log-log scatter of measured (y) against predicted (x) tokens per second, in SVG units."""
+
+    points: tuple[tuple[float, float, str, str], ...]  # (x, y, kind, title)
+    ticks: tuple[tuple[float, float, int], ...]  # (x, y, tok/s): the same decades on both axes
+    left: float = 60.0
+    right: float = 580.0
+    top: float = 20.0
+    bottom: float = 540.0
+    width: int = 600
+    height: int = 580
+
+    @property
+    def plot_width(self) -> float:
+        return self.right - self.left
+
+    @property
+    def plot_height(self) -> float:
+        return self.bottom - self.top
+
+    @property
+    def label_y(self) -> float:
+        """Baseline of the tick labels under the plot."""
+        return self.bottom + 16
+
+    @property
+    def axis_label_x(self) -> float:
+        """Right edge of the tick labels left of the plot."""
+        return self.left - 4
+
+    @property
+    def title_x(self) -> float:
+        return (self.left + self.right) / 2
+
+    @property
+    def title_y(self) -> float:
+        return self.height - 6
+
+
+@dataclasses.dataclass(frozen=True)
+class SizeRow:
+    """Weight-file error of one format."""
+
+    fmt: str
+    files: int
+    median: float
+    worst: float
+
+
+@dataclasses.dataclass(frozen=True)
+class AccuracyData:
+    decode: ErrorSummary | None
+    prefill: ErrorSummary | None
+    scatter: Scatter
+    by_class: tuple[ErrorRow, ...]
+    by_engine: tuple[ErrorRow, ...]
+    by_test: tuple[ErrorRow, ...]
+    measured: tuple[MeasuredRow, ...]
+    sizes: tuple[SizeCheck, ...]
+    size_rows: tuple[SizeRow, ...]
+    size_median: float | None
+    kv: tuple[KVCheck, ...]
+    kv_worst: float | None
+
+
+def _test_family(test: str) -> str:
+    """tg128, pp512 … as printed; a context sweep (decode_b1_ctx8015) as one family."""
+    return re.sub(r"ctx\d+$", "ctx…", test)
+
+
+def _group_rows(
+    ins: Sequence[Prediction],
+    by_hw: Sequence[Prediction],
+    by_model: Sequence[Prediction],
+    label: Callable[[Prediction], str],
+) -> tuple[ErrorRow, ...]:
+    out = []
+    for kind, decode in (("decode", True), ("prefill", False)):
+        labels = sorted({label(p) for p in ins if p.point.decode == decode})
+        for lab in labels:
+
+            def errs(preds: Sequence[Prediction], lab: str = lab, decode: bool = decode) -> list[float]:
+                return [p.error for p in preds if p.point.decode == decode and label(p) == lab]
+
+            mine = errs(ins)
+            out.append(
+                ErrorRow(
+                    lab, kind, len(mine), statistics.median(mine), median_abs(errs(by_hw)), median_abs(errs(by_model))
+                )
+            )
+    return tuple(out)
+
+
+def _scatter(preds: Sequence[MeasuredRow]) -> Scatter:
+    values = [v for m in preds for v in (m.prediction.predicted, m.prediction.measured)]
+    lo = math.floor(math.log10(min(values))) if values else 0
+    hi = math.ceil(math.log10(max(values))) if values else 1
+    hi = max(hi, lo + 1)
+    base = Scatter((), ())
+
+    def pos(v: float) -> tuple[float, float]:
+        f = (math.log10(v) - lo) / (hi - lo)
+        return base.left + (base.right - base.left) * f, base.bottom - (base.bottom - base.top) * f
+
+    pts = []
+    for m in preds:
+        x, _ = pos(m.prediction.predicted)
+        _, y = pos(m.prediction.measured)
+        r = m.row
+        title = f"{m.model_label} · {m.hardware_name} · {r.quant} · {r.test}"
+        pts.append((round(x, 1), round(y, 1), "decode" if m.prediction.point.decode else "prefill", title))
+    ticks = tuple((round(pos(10.0**e)[0], 1), round(pos(10.0**e)[1], 1), 10**e) for e in range(lo, hi + 1))
+    return Scatter(tuple(pts), ticks)
+
+
+def accuracy_data(catalog: Catalog) -> AccuracyData:
+    """Everything the accuracy page shows, computed once per build."""
+    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats)
+    ins = predictions(pts, calibrate(pts))  # the same fit `make calibrate` commits
+    by_hw = held_out(pts, hardware_key)
+    by_model = held_out(pts, model_key)
+
+    def model_label(p: Prediction) -> str:
+        r = p.point.row
+        return catalog.models[r.model].name if r.model else (r.model_ref or "")
+
+    measured = tuple(
+        sorted(
+            (MeasuredRow(p, p.point.hardware.name, model_label(p)) for p in by_hw),
+            key=lambda m: (not m.prediction.point.decode, m.hardware_name, m.model_label, m.row.quant, m.row.test),
+        )
+    )
+    sizes = tuple(
+        sorted(
+            size_checks(catalog.file_sizes, catalog.models, catalog.formats), key=lambda s: (s.fmt.name, s.model.name)
+        )
+    )
+    by_fmt: dict[str, list[float]] = {}
+    for s in sizes:
+        by_fmt.setdefault(s.fmt.name, []).append(abs(s.error))
+    size_rows = tuple(
+        SizeRow(name, len(errs), statistics.median(errs), max(errs))
+        for name, errs in sorted(by_fmt.items(), key=lambda kv: list(catalog.formats).index(kv[0]))
+    )
+    kv = tuple(kv_checks(catalog.memory_logs, catalog.models, catalog.engines, catalog.kv_dtypes))
+    cal = catalog.calibration
+    return AccuracyData(
+        decode=cal.decode if cal else None,
+        prefill=cal.prefill if cal else None,
+        scatter=_scatter(measured),
+        by_class=_group_rows(ins, by_hw, by_model, lambda p: p.point.hw_class),
+        by_engine=_group_rows(ins, by_hw, by_model, lambda p: p.point.engine),
+        by_test=_group_rows(ins, by_hw, by_model, lambda p: _test_family(p.point.row.test)),
+        measured=measured,
+        sizes=sizes,
+        size_rows=size_rows,
+        size_median=median_abs([s.error for s in sizes]),
+        kv=kv,
+        kv_worst=max((abs(k.error) for k in kv), default=None),
+    )

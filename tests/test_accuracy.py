@@ -1,0 +1,128 @@
+"""The engine against sourced measurements, out of sample; the recorded figures are a floor.
+
+Decode and prefill errors are medians of |predicted − measured| / measured where each hardware
+entry (then each model) is predicted by constants fitted without its rows. Weight bytes are
+checked against published GGUF files, KV cache bytes against llama.cpp's load logs.
+`tests/accuracy-baseline.json` records the figures; a change that makes any of them worse fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.content.catalog import Catalog
+from generator.engine.accuracy import kv_checks, median_abs, size_checks
+from generator.engine.calibrate import calibrate, hardware_key, held_out, points, predictions
+from generator.engine.estimate import estimate
+from tests.conftest import scenario
+
+BASELINE = Path(__file__).with_name("accuracy-baseline.json")
+DECODE_LIMIT = 0.15
+PREFILL_LIMIT = 0.25
+FILE_LIMIT = 0.03
+KV_LIMIT = 0.01
+
+
+def figures(catalog: Catalog) -> dict[str, float]:
+    """The four figures the issue names, from the committed calibration and the checks."""
+    cal = catalog.calibration
+    assert cal is not None and cal.decode is not None and cal.prefill is not None
+    sizes = size_checks(catalog.file_sizes, catalog.models, catalog.formats)
+    kv = kv_checks(catalog.memory_logs, catalog.models, catalog.engines, catalog.kv_dtypes)
+    size_median = median_abs([s.error for s in sizes])
+    assert size_median is not None and kv
+    return {
+        "decode_out_of_sample": cal.decode.out_of_sample,
+        "prefill_out_of_sample": cal.prefill.out_of_sample,
+        "weights_vs_gguf_median": round(size_median, 4),
+        "kv_vs_logs_worst": round(max(abs(k.error) for k in kv), 4),
+    }
+
+
+@pytest.fixture(scope="module")
+def measured(catalog: Catalog) -> dict[str, float]:
+    out = figures(catalog)
+    print("\naccuracy: " + ", ".join(f"{k} {v:.2%}" for k, v in out.items()))
+    return out
+
+
+def test_measurement_set_is_broad(catalog: Catalog) -> None:
+    rows = catalog.throughput
+    hardware = {r.hardware for r in rows}
+    models = {r.model or r.model_ref for r in rows}
+    print(
+        f"\n{len(rows)} throughput rows over {len(hardware)} hardware entries and {len(models)} models; "
+        f"{len(catalog.file_sizes)} file sizes; {len(catalog.memory_logs)} memory logs"
+    )
+    assert len(rows) >= 150 and len(hardware) >= 25 and len(models) >= 10
+    assert len(catalog.file_sizes) >= 40
+
+
+def test_decode_out_of_sample(measured: dict[str, float]) -> None:
+    assert measured["decode_out_of_sample"] <= DECODE_LIMIT
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue #7 stays open: 25 of the 56 prefill rows are one AMD APU, and no other AMD or Apple "
+    "accelerator has both prefill measurements and a sourced dense TFLOPS figure, so leaving it out "
+    "predicts it from NVIDIA's efficiency. Strict: this fails once the target is met, to be unmarked.",
+)
+def test_prefill_out_of_sample(measured: dict[str, float]) -> None:
+    assert measured["prefill_out_of_sample"] <= PREFILL_LIMIT
+
+
+def test_weights_against_real_gguf_files(catalog: Catalog, measured: dict[str, float]) -> None:
+    checks = size_checks(catalog.file_sizes, catalog.models, catalog.formats)
+    assert len(checks) >= 20 and len({c.model.slug for c in checks}) >= 5
+    assert measured["weights_vs_gguf_median"] <= FILE_LIMIT
+
+
+def test_kv_cache_against_llama_cpp_logs(catalog: Catalog) -> None:
+    checks = kv_checks(catalog.memory_logs, catalog.models, catalog.engines, catalog.kv_dtypes)
+    assert len({c.model.slug for c in checks}) >= 3
+    for c in checks:
+        assert abs(c.error) <= KV_LIMIT, (c.log.model, c.log.n_ctx, c.log.kv_type, c.logged, c.predicted, c.log.source)
+
+
+def test_no_figure_worse_than_recorded(measured: dict[str, float]) -> None:
+    recorded: dict[str, Any] = json.loads(BASELINE.read_text(encoding="utf-8"))
+    worse = {k: (v, recorded[k]) for k, v in measured.items() if v > recorded[k] + 1e-4}
+    assert not worse, f"worse than tests/accuracy-baseline.json (now, recorded): {worse}"
+
+
+def test_held_out_predictions_ignore_the_held_out_rows(catalog: Catalog) -> None:
+    """Scaling one hardware entry's measurements changes nothing in its own held-out predictions."""
+    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats)
+    target = statistics.mode(p.row.hardware for p in pts)
+    scaled = [
+        p
+        if p.row.hardware != target
+        else dataclasses.replace(p, row=p.row.model_copy(update={"tok_s": p.row.tok_s * 3}), y=p.y / 3)
+        for p in pts
+    ]
+    before = {id(p.point.row): p.predicted for p in held_out(pts, hardware_key) if p.point.row.hardware == target}
+    after = [p for p in held_out(scaled, hardware_key) if p.point.row.hardware == target]
+    assert after and sorted(p.predicted for p in after) == sorted(before.values())
+    # ...while the in-sample fit does move.
+    ins = [p.predicted for p in predictions(scaled, calibrate(scaled)) if p.point.row.hardware == target]
+    assert sorted(ins) != sorted(before.values())
+
+
+def test_every_speed_carries_the_out_of_sample_range(catalog: Catalog, world: Any) -> None:
+    cal = catalog.calibration
+    assert cal is not None and cal.decode and cal.prefill
+    e = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.hw("rtx-4090"), scenario(catalog), world)
+    k = e.keys()
+    assert k["decode_tok_s_low"] == pytest.approx(k["decode_tok_s"] * cal.decode.ratio_low, rel=1e-12)
+    assert k["decode_tok_s_high"] == pytest.approx(k["decode_tok_s"] * cal.decode.ratio_high, rel=1e-12)
+    assert k["prefill_tok_s_low"] == pytest.approx(k["prefill_tok_s"] * cal.prefill.ratio_low, rel=1e-12)
+    assert k["ttft_s_low"] == pytest.approx(k["ttft_s"] / cal.prefill.ratio_high, rel=1e-12)
+    assert k["ttft_s_high"] == pytest.approx(k["ttft_s"] / cal.prefill.ratio_low, rel=1e-12)
+    assert k["decode_tok_s_low"] < k["decode_tok_s"] < k["decode_tok_s_high"]
