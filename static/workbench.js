@@ -15,6 +15,10 @@ async function main() {
   // Formats, engines, constants and calibration are the same on every page: one cached asset.
   const [engine, shared] = await Promise.all([import(data.engine_url), fetch(data.shared_url).then((r) => r.json())]);
   Object.assign(data, shared);
+  const compareMenu = document.getElementById("wb-compare");
+  for (const [slug, name] of data.hardware_names) {
+    if (slug !== data.hardware.slug) compareMenu.append(new Option(name, slug));
+  }
   const locale = { en: "en", fr: "fr", zh: "zh-Hans-CN" }[data.lang] || "en";
   const nf = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const num = (v, d = 0) => (v == null || !Number.isFinite(v) ? "—" : nf(d).format(v));

@@ -201,3 +201,14 @@ def test_cost_per_million_tokens(catalog: Catalog, world: object) -> None:
     assert c.cloud_usd_per_hour == pytest.approx(c.offer.usd_per_hour / c.offer.gpus)
     assert c.usd_per_mtok == pytest.approx(c.cloud_usd_per_hour / (est.speed.decode_tok_s_aggregate * 3600) * 1e6)
     assert all(o.usd_per_hour / o.gpus >= c.cloud_usd_per_hour for o in catalog.offers_for("h100-sxm"))
+
+
+def test_api_price_is_the_models_own(catalog: Catalog, world: object) -> None:
+    """The cheapest API price shown next to a model is that model's, never another model's."""
+    for slug in ("qwen3-235b-a22b", "llama-3-1-8b-instruct", "yi-1-5-34b-chat"):
+        own = [p.output_usd_per_mtok for p in catalog.api_prices if p.model == slug]
+        est = estimate(catalog.model(slug), catalog.hw("h100-sxm"), scenario(catalog), world)  # type: ignore[arg-type]
+        assert est.keys()["api_usd_per_mtok"] == (min(own) if own else None), slug
+    assert min(p.output_usd_per_mtok for p in catalog.api_prices) < min(
+        p.output_usd_per_mtok for p in catalog.api_prices if p.model == "qwen3-235b-a22b"
+    )

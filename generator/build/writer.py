@@ -276,7 +276,6 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
                     recs=recs,
                     assumptions=catalog.assumptions,
                     max_gpus=catalog.assumptions.max_gpus,
-                    all_hardware=all_hardware,
                     related_hardware=related_hw[p.hardware.slug],
                     related_models=related_mo,
                     wb_data=wb,

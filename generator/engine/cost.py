@@ -24,6 +24,7 @@ class Cost:
 
 def cost(
     hw: Hardware,
+    model: str,
     gpus: int,
     aggregate_tok_s: float,
     offers: tuple[CloudOffer, ...],
@@ -31,7 +32,8 @@ def cost(
     a: Assumptions,
 ) -> Cost:
     """Cheapest rental per GPU-hour, $ per 1M output tokens, monthly at ``hours_per_day``, and
-    break-even months of buying instead of renting (rent saved minus electricity)."""
+    break-even months of buying instead of renting (rent saved minus electricity); and the
+    cheapest serverless API price of ``model`` (a slug) for comparison."""
     mine = [o for o in offers if o.hardware == hw.slug]
     offer = min(mine, key=lambda o: (o.usd_per_hour / o.gpus, o.provider, o.instance), default=None)
     per_gpu = offer.usd_per_hour / offer.gpus if offer else None
@@ -44,7 +46,9 @@ def cost(
     if buy is not None and hourly is not None:
         saved = (hourly - (power or 0.0)) * hours_month
         breakeven = buy / saved if saved > 0 else None
-    api = min(api_prices, key=lambda p: (p.output_usd_per_mtok, p.provider), default=None)
+    api = min(
+        (p for p in api_prices if p.model == model), key=lambda p: (p.output_usd_per_mtok, p.provider), default=None
+    )
     return Cost(
         offer=offer,
         cloud_usd_per_gpu_hour=per_gpu,

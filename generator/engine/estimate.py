@@ -222,7 +222,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate
         speed=spd,
         speed_range=speed_range(spd, *ratio_ranges(world.calibration)),
         calibration_note=note,
-        cost=cost(hw, sc.gpus, spd.decode_tok_s_aggregate, world.offers, world.api_prices, a),
+        cost=cost(hw, model.slug, sc.gpus, spd.decode_tok_s_aggregate, world.offers, world.api_prices, a),
         warnings=tuple(warnings),
         assumptions=a,
     )

@@ -169,6 +169,6 @@ def minify(html: str) -> str:
         html,
         keep_closing_tags=True,
         keep_html_and_head_opening_tags=True,
-        minify_css=True,
+        minify_css=False,  # the only inline CSS is the one-rule <noscript> style, already minimal
         minify_js=False,
     )

@@ -507,7 +507,7 @@ function finetune(model, p, as) {
 }
 
 // ---- cost.py ----
-function cost(hw, gpus, aggregate, offers, apiPrices, as) {
+function cost(hw, model, gpus, aggregate, offers, apiPrices, as) {
   const mine = offers.filter((o) => o.hardware === hw.slug);
   let offer = null;
   for (const o of mine) {
@@ -529,6 +529,7 @@ function cost(hw, gpus, aggregate, offers, apiPrices, as) {
   }
   let api = null;
   for (const p of apiPrices) {
+    if (p.model !== model) continue;
     if (!api || p.output_usd_per_mtok < api.output_usd_per_mtok ||
       (p.output_usd_per_mtok === api.output_usd_per_mtok && p.provider < api.provider)) api = p;
   }
@@ -577,7 +578,7 @@ export function estimate(model, hw, sc, world) {
     host_bandwidth_gbps: as.host_ram_bandwidth_gbps, prompt_tokens: Math.min(as.ttft_prompt_tokens, sc.context), cal,
   });
   const [qlora, lora, full] = finetune(model, p, as);
-  const c = cost(hw, sc.gpus, s.decode_tok_s_aggregate, world.offers, world.api_prices, as);
+  const c = cost(hw, model.slug, sc.gpus, s.decode_tok_s_aggregate, world.offers, world.api_prices, as);
   return {
     model: model.slug, hardware: hw.slug, quant: sc.fmt.name, engine: sc.engine.name, kv_dtype: sc.kv.name,
     context: sc.context, batch: sc.batch, gpus: sc.gpus, offload: sc.offload,
