@@ -10,6 +10,7 @@ for duplicates before anything is written, and everything lands in a temporary s
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import hashlib
 import json
@@ -435,24 +436,17 @@ class Plan:
     old_dist: Path
 
 
-def write_site(
+def _render_models(
     catalog: Catalog,
     settings: Settings,
-    asset_files: dict[str, tuple[str, bytes]],
     jobs: int,
     plan: Plan,
-    progress: bool = False,
-) -> tuple[Written, incremental.Manifest]:
-    """Render what changed, link what did not; (every file with size and hash, the new manifest)."""
-    new = incremental.Manifest()
-    rows: dict[str, list[HardwareRow]] = {}
+    new: incremental.Manifest,
+    rows: dict[str, list[HardwareRow]],
+    progress: bool,
+) -> Written:
+    """Render and write the models of ``plan``; record their files and rows in ``new`` and ``rows``."""
     written: Written = []
-    for slug in plan.reuse:
-        group = plan.previous.models[slug]
-        incremental.link_files(group["files"], plan.old_dist, settings.root)
-        written += [(rel, (plan.old_dist / rel).stat().st_size, sha) for rel, sha in group["files"].items()]
-        rows[slug] = incremental.rows_from_json(group["rows"])
-        new.models[slug] = group
     for done, (slug, model_written, model_rows) in enumerate(per_model(catalog, plan.models, settings, jobs), 1):
         written += model_written
         rows[slug] = model_rows
@@ -465,6 +459,60 @@ def write_site(
             print(f"\r  models {done}/{len(plan.models)}", end="", file=sys.stderr, flush=True)
     if progress and plan.models:
         print(file=sys.stderr)
+    return written
+
+
+def write_site(
+    catalog: Catalog,
+    settings: Settings,
+    asset_files: dict[str, tuple[str, bytes]],
+    jobs: int,
+    plan: Plan,
+    progress: bool = False,
+) -> tuple[Written, incremental.Manifest]:
+    """Render what changed, link what did not; (every file with size and hash, the new manifest).
+
+    Linking is disk-bound (one mkdir per pair page's folder), so a thread links while the site
+    renders (and while the changed models render, when they do so in this process: worker
+    processes are forked before the thread starts).
+    """
+    new = incremental.Manifest()
+    rows: dict[str, list[HardwareRow]] = {}
+    written: Written = []
+    for slug in plan.reuse:
+        rows[slug] = incremental.rows_from_json(plan.previous.models[slug]["rows"])
+        new.models[slug] = plan.previous.models[slug]
+    reused = [plan.previous.models[s]["files"] for s in plan.reuse]
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    try:
+        if jobs <= 1 or len(plan.models) <= 1:  # models render in this process: link meanwhile
+            linked = pool.submit(incremental.link_groups, reused, plan.old_dist, settings.root)
+            written += _render_models(catalog, settings, jobs, plan, new, rows, progress)
+        else:  # worker processes are forked: no thread may be running then
+            written += _render_models(catalog, settings, jobs, plan, new, rows, progress)
+            linked = pool.submit(incremental.link_groups, reused, plan.old_dist, settings.root)
+        written += _render_site(catalog, settings, asset_files, plan, new, rows)
+        written += linked.result()
+    finally:
+        pool.shutdown(wait=True)
+    seen: set[str] = set()
+    for rel, _, _ in written:
+        if rel in seen:
+            raise RuntimeError(f"two outputs share the path {rel}")
+        seen.add(rel)
+    return written, new
+
+
+def _render_site(
+    catalog: Catalog,
+    settings: Settings,
+    asset_files: dict[str, tuple[str, bytes]],
+    plan: Plan,
+    new: incremental.Manifest,
+    rows: dict[str, list[HardwareRow]],
+) -> Written:
+    """Hardware pages, indexes, sitemaps and assets (or the previous ones when nothing changed)."""
+    written: Written = []
     if plan.site:
         by_hw: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
         for slug, model in catalog.models.items():
@@ -478,17 +526,9 @@ def write_site(
         written += site
         new.site = {"key": plan.keys.site, "files": {r: h for r, _, h in site}}
     elif plan.previous.site and plan.reuse and not plan.models:
-        incremental.link_files(plan.previous.site["files"], plan.old_dist, settings.root)
-        written += [
-            (rel, (plan.old_dist / rel).stat().st_size, sha) for rel, sha in plan.previous.site["files"].items()
-        ]
+        written += incremental.link_groups([plan.previous.site["files"]], plan.old_dist, settings.root)
         new.site = plan.previous.site
-    seen: set[str] = set()
-    for rel, _, _ in written:
-        if rel in seen:
-            raise RuntimeError(f"two outputs share the path {rel}")
-        seen.add(rel)
-    return written, new
+    return written
 
 
 def swap_in(tmp: Path, out: Path) -> None:
