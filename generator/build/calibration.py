@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from generator.content.catalog import Catalog
-from generator.engine.calibrate import calibrate, points, summarize
+from generator.engine.calibrate import calibrate, points, summaries
 
 METHOD = (
     "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology "
@@ -30,8 +30,7 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
     """The YAML text of a fresh fit over the catalog's measurements."""
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats)
     fits = calibrate(pts)
-    decode = summarize(pts, fits, decode=True)
-    prefill = summarize(pts, fits, decode=False)
+    decode, prefill = summaries(pts, fits)
     rows = [p.row.model_dump(mode="json") for p in pts]
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
     data = {

@@ -42,13 +42,13 @@ class Point:
     """One measurement reduced to what the fit needs."""
 
     row: Throughput
+    model: Model  # the catalog architecture the row was measured on
     hardware: Hardware
     engine: str
     hw_class: str  # decode: memory technology; prefill: compute class
     decode: bool
     x: float  # decode: bytes read per token / bandwidth (s); prefill: FLOPs per token / peak FLOP/s (s)
     y: float  # seconds per token measured
-    layers: int
 
 
 def _bytes_per_token(row: Throughput, model: Model, fmt: QuantFormat) -> float:
@@ -92,7 +92,7 @@ def points(
             x = _flops_per_token(model, _tokens(row.test)) / (hw.compute_tflops * 1e12)
             cls = prefill_class(hw, model)
         engine = "llama.cpp" if row.engine == "ollama" else row.engine
-        out.append(Point(row, hw, engine, cls, decode, x, 1.0 / row.tok_s, model.architecture.num_layers))
+        out.append(Point(row, model, hw, engine, cls, decode, x, 1.0 / row.tok_s))
     return out
 
 
@@ -109,7 +109,7 @@ def fit_decode(pts: Sequence[Point]) -> tuple[float, float]:
     """
     xs = [p.x for p in pts]
     ys = [p.y for p in pts]
-    ls = [float(p.layers) for p in pts]
+    ls = [float(p.model.architecture.num_layers) for p in pts]
     sxx = sum(x * x for x in xs)
     sll = sum(v * v for v in ls)
     sxl = sum(x * v for x, v in zip(xs, ls, strict=True))
@@ -181,7 +181,7 @@ def predict(p: Point, fits: Fits) -> float:
     """Predicted tokens per second for one point under fitted constants, picked as the site does."""
     if p.decode:
         d, _ = pick(fits.decode, p.engine, p.hw_class)
-        return 1.0 / (p.x / d.bandwidth_efficiency + p.layers * d.per_layer_latency_s)
+        return 1.0 / (p.x / d.bandwidth_efficiency + p.model.architecture.num_layers * d.per_layer_latency_s)
     f, _ = pick(fits.prefill, p.engine, p.hw_class)
     return f.compute_efficiency / p.x
 
@@ -223,7 +223,7 @@ def hardware_key(p: Point) -> str:
 
 
 def model_key(p: Point) -> str:
-    return p.row.model or p.row.model_ref or ""
+    return p.model.slug
 
 
 def held_out(pts: Sequence[Point], key: Callable[[Point], str]) -> list[Prediction]:
@@ -246,13 +246,20 @@ def _median_error(preds: Iterable[Prediction], decode: bool) -> float:
     return round(statistics.median(errors), 4) if errors else 0.0
 
 
-def summarize(pts: Sequence[Point], fits: Fits, decode: bool) -> ErrorSummary | None:
+def summaries(pts: Sequence[Point], fits: Fits) -> tuple[ErrorSummary | None, ErrorSummary | None]:
+    """The decode and the prefill summary, from one pass of each held-out fit."""
+    by_hw = held_out(pts, hardware_key)
+    by_model = held_out(pts, model_key)
+    return _summarize(pts, fits, by_hw, by_model, True), _summarize(pts, fits, by_hw, by_model, False)
+
+
+def _summarize(
+    pts: Sequence[Point], fits: Fits, by_hw: Sequence[Prediction], by_model: Sequence[Prediction], decode: bool
+) -> ErrorSummary | None:
     """In-sample and held-out errors of one kind, and the out-of-sample range of measured ÷ predicted."""
     mine = [p for p in pts if p.decode == decode]
     if len(mine) < 2:
         return None
-    by_hw = held_out(pts, hardware_key)
-    by_model = held_out(pts, model_key)
     ratios = sorted(p.ratio for p in by_hw if p.point.decode == decode)
     if len(ratios) < 2:
         return None

@@ -13,6 +13,7 @@ from generator.content.catalog import Catalog
 from generator.content.schema import ErrorSummary, Throughput
 from generator.engine.accuracy import KVCheck, SizeCheck, kv_checks, median_abs, size_checks
 from generator.engine.calibrate import (
+    Fits,
     Prediction,
     calibrate,
     hardware_key,
@@ -167,17 +168,14 @@ def _scatter(preds: Sequence[MeasuredRow]) -> Scatter:
 def accuracy_data(catalog: Catalog) -> AccuracyData:
     """Everything the accuracy page shows, computed once per build."""
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats)
-    ins = predictions(pts, calibrate(pts))  # the same fit `make calibrate` commits
+    cal = catalog.calibration
+    # In sample: the committed constants, the ones every page uses.
+    ins = predictions(pts, Fits(cal.decode_fits, cal.prefill_fits) if cal else calibrate(pts))
     by_hw = held_out(pts, hardware_key)
     by_model = held_out(pts, model_key)
-
-    def model_label(p: Prediction) -> str:
-        r = p.point.row
-        return catalog.models[r.model].name if r.model else (r.model_ref or "")
-
     measured = tuple(
         sorted(
-            (MeasuredRow(p, p.point.hardware.name, model_label(p)) for p in by_hw),
+            (MeasuredRow(p, p.point.hardware.name, p.point.model.name) for p in by_hw),
             key=lambda m: (not m.prediction.point.decode, m.hardware_name, m.model_label, m.row.quant, m.row.test),
         )
     )
@@ -189,12 +187,12 @@ def accuracy_data(catalog: Catalog) -> AccuracyData:
     by_fmt: dict[str, list[float]] = {}
     for s in sizes:
         by_fmt.setdefault(s.fmt.name, []).append(abs(s.error))
+    order = {name: i for i, name in enumerate(catalog.formats)}
     size_rows = tuple(
         SizeRow(name, len(errs), statistics.median(errs), max(errs))
-        for name, errs in sorted(by_fmt.items(), key=lambda kv: list(catalog.formats).index(kv[0]))
+        for name, errs in sorted(by_fmt.items(), key=lambda kv: order[kv[0]])
     )
     kv = tuple(kv_checks(catalog.memory_logs, catalog.models, catalog.engines, catalog.kv_dtypes))
-    cal = catalog.calibration
     return AccuracyData(
         decode=cal.decode if cal else None,
         prefill=cal.prefill if cal else None,

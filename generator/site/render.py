@@ -74,15 +74,18 @@ def helpers(lang: str) -> dict[str, Any]:
     def seconds(value: float | None) -> Markup:
         return dash if value is None else Markup(sec % {"n": fmt.sig(value)})
 
-    def span(low: float | None, high: float | None) -> str:
+    def range_span(low: str, high: str) -> Markup:
+        return Markup(f' <span class="range">({low}–{high})</span>')
+
+    def span(low: float | None, high: float | None) -> Markup:
         """The out-of-sample range after a speed, or nothing when there is none."""
-        return "" if low is None or high is None else f' <span class="range">({fmt.sig(low)}–{fmt.sig(high)})</span>'
+        return Markup("") if low is None or high is None else range_span(fmt.sig(low), fmt.sig(high))
 
     def tok_s_range(value: float | None, low: float | None, high: float | None) -> Markup:
-        return dash if value is None else Markup(tok % {"n": fmt.sig(value)} + span(low, high))
+        return dash if value is None else tok_s(value) + span(low, high)
 
     def seconds_range(value: float | None, low: float | None, high: float | None) -> Markup:
-        return dash if value is None else Markup(sec % {"n": fmt.sig(value)} + span(low, high))
+        return dash if value is None else seconds(value) + span(low, high)
 
     def field(key: str, value: float | None, shown: str) -> Markup:
         """A value the workbench updates in place: ``data-field`` names the estimate key."""
@@ -93,9 +96,7 @@ def helpers(lang: str) -> dict[str, Any]:
         """The range of a speed the workbench updates, as ``key_low``/``key_high`` fields."""
         if low is None or high is None:
             return Markup("")
-        return Markup(' <span class="range">({}–{})</span>').format(
-            field(f"{key}_low", low, fmt.sig(low)), field(f"{key}_high", high, fmt.sig(high))
-        )
+        return range_span(field(f"{key}_low", low, fmt.sig(low)), field(f"{key}_high", high, fmt.sig(high)))
 
     return {
         "field": field,
