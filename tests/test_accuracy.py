@@ -70,9 +70,9 @@ def test_decode_out_of_sample(measured: dict[str, float]) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue #7 stays open: 25 of the 56 prefill rows are one AMD APU, and no other AMD or Apple "
-    "accelerator has both prefill measurements and a sourced dense TFLOPS figure, so leaving it out "
-    "predicts it from NVIDIA's efficiency. Strict: this fails once the target is met, to be unmarked.",
+    reason="issue #7 stays open: 25 of the 56 prefill rows are one AMD APU, and too few other non-NVIDIA "
+    "accelerators have both prefill measurements and a sourced dense TFLOPS figure. Strict: this fails once "
+    "the target is met, to be unmarked.",
 )
 def test_prefill_out_of_sample(measured: dict[str, float]) -> None:
     assert measured["prefill_out_of_sample"] <= PREFILL_LIMIT
@@ -99,7 +99,7 @@ def test_no_figure_worse_than_recorded(measured: dict[str, float]) -> None:
 
 def test_held_out_predictions_ignore_the_held_out_rows(catalog: Catalog) -> None:
     """Scaling one hardware entry's measurements changes nothing in its own held-out predictions."""
-    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats)
+    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
     target = statistics.mode(p.row.hardware for p in pts)
     scaled = [
         p

@@ -85,6 +85,17 @@ def test_duplicate_yaml_key(content: Path) -> None:
     assert any("duplicate key 'vendor'" in p for p in problems(content))
 
 
+def test_duplicate_measurement_row(content: Path) -> None:
+    """A measurement copied into a second file would count twice in the fit."""
+    src = content / "measurements" / "llama-cpp.yaml"
+    rows = src.read_text().split("\nthroughput:\n", 1)[1]
+    first = "- " + rows.split("\n- ")[0].removeprefix("- ")
+    (content / "measurements" / "zz-copy.yaml").write_text("throughput:\n" + first + "\n")
+    assert problems(content) == [
+        "content/measurements/zz-copy.yaml:2: throughput[0]: duplicate of a row in content/measurements/llama-cpp.yaml"
+    ]
+
+
 def test_cli_exits_2_without_traceback_and_writes_nothing(content: Path, tmp_path: Path) -> None:
     out = tmp_path / "dist"
     out.mkdir()

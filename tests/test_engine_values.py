@@ -9,7 +9,7 @@ from generator.engine.estimate import estimate
 from generator.engine.kv import kv_bytes_per_token_layer, kv_cache, state_bytes_per_seq_layer
 from generator.engine.memory import runtime_bytes_per_gpu, tp_valid, usable_bytes_per_gpu, verdict_for
 from generator.engine.params import count_params
-from generator.engine.speed import experts_touched_fraction
+from generator.engine.speed import SpeedConstants, experts_touched_fraction, speed
 from generator.engine.weights import body_bpw, weight_bytes
 from tests.conftest import GIB, scenario
 
@@ -212,3 +212,28 @@ def test_api_price_is_the_models_own(catalog: Catalog, world: object) -> None:
     assert min(p.output_usd_per_mtok for p in catalog.api_prices) < min(
         p.output_usd_per_mtok for p in catalog.api_prices if p.model == "qwen3-235b-a22b"
     )
+
+
+def test_prefill_adds_compute_weight_reads_and_latency_per_pass(catalog: Catalog) -> None:
+    """Llama 3.1 8B, a 2,048-token prompt in passes of 512 on an RTX 4090 (165.2 TFLOPS, 1,008 GB/s)
+    at made-up constants: half the peak, 80% of the bandwidth, 0.1 ms per layer."""
+    model = catalog.model("llama-3-1-8b-instruct")
+    params = count_params(model)
+    weights = weight_bytes(params, catalog.formats["Q4_K_M"])
+    s = speed(
+        model, params, weights, catalog.hw("rtx-4090"),
+        kv_bytes=2, state_bytes_per_seq=0, context=2048, seqs=1, gpus=1, split="layer", tp_efficiency=1.0,
+        allreduce_latency_s=0.0, batch_tokens=512, offload=0.0, host_bandwidth_gbps=64, prompt_tokens=2048,
+        cal=SpeedConstants(bandwidth_efficiency=0.8, per_layer_latency_s=1e-4, compute_efficiency=0.5),
+    )  # fmt: skip
+    # matrix products: 8,030,261,248 − the 525,336,576 embedding parameters (the head is multiplied)
+    # = 7,504,924,672 → 2 · 7,504,924,672 · 2,048 = 3.07402e13 FLOPs; attention: 32 layers ·
+    # 2 · (32 heads · 128 · 2) · 2,048²/2 pairs = 1.09951e12; together 3.18397e13 at 82.6 TFLOP/s
+    assert s.prompt_flops == pytest.approx(3.18397e13, rel=1e-5)
+    t_compute = 3.18397e13 / 82.6e12  # 0.38547 s
+    # every weight but the embedding table, read once per pass: 4 passes at 806.4 GB/s
+    t_weights = 4 * (weights.total - weights.embedding) / 806.4e9
+    assert weights.per_pass_read == weights.total - weights.embedding
+    t_latency = 4 * 32 * 1e-4
+    assert s.ttft_s == pytest.approx(t_compute + t_weights + t_latency, rel=1e-5)
+    assert s.prefill_tok_s == pytest.approx(2048 / (t_compute + t_weights + t_latency), rel=1e-5)

@@ -14,8 +14,8 @@ from generator.engine.calibrate import calibrate, points, summaries
 
 METHOD = (
     "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology "
-    "(coefficients: 1/efficiency and latency per layer); prefill: median achieved/peak FLOP/s per engine and "
-    "compute class. "
+    "(coefficients: 1/efficiency and latency per layer); prefill: per engine and compute class, the median of "
+    "FLOPs / (peak x the time left once the weight reads and latency at the decode fit are taken out). "
     "Validation: each hardware entry, then each model, is predicted by a fit made without its rows; "
     "ranges are the 10th-90th percentiles of measured/predicted over the leave-one-hardware-out predictions"
 )
@@ -28,7 +28,7 @@ def calibration_file(content: Path) -> Path:
 
 def render_calibration(catalog: Catalog, today: dt.date) -> str:
     """The YAML text of a fresh fit over the catalog's measurements."""
-    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats)
+    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
     fits = calibrate(pts)
     decode, prefill = summaries(pts, fits)
     rows = [p.row.model_dump(mode="json") for p in pts]

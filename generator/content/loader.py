@@ -370,8 +370,21 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     file_sizes: list[FileSize] = []
     memory_logs: list[MemoryLog] = []
     format_names = set(formats)
+    # The same measurement copied twice would count twice in the fit.
+    seen_rows: dict[tuple[object, ...], str] = {}
     for mf in measurement_files:
         for i, row in enumerate(mf.value.throughput):
+            key = (row.hardware, row.model or row.model_ref, row.quant, row.test, row.context, row.tok_s, row.source)
+            if key in seen_rows:
+                problems.append(
+                    Problem(
+                        mf.file,
+                        mf.line(("throughput", i)),
+                        f"throughput[{i}]",
+                        f"duplicate of a row in {seen_rows[key]}",
+                    )
+                )
+            seen_rows.setdefault(key, mf.file)
             _check_ref(mf, ("throughput", i, "model"), row.model, known_models, "model", problems)
             _check_ref(mf, ("throughput", i, "hardware"), row.hardware, known_hardware, "hardware", problems)
             _check_ref(mf, ("throughput", i, "quant"), row.quant, {n: 1 for n in format_names}, "format", problems)

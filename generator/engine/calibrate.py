@@ -4,8 +4,11 @@ Decode (memory-bound): the time per token is ``bytes_read / (efficiency · bandw
 latency``. For each engine and memory technology (HBM, GDDR, LPDDR), least squares of 1/tok_s on
 bytes/bandwidth and the layer count give 1/efficiency and the latency per layer (efficiency at most
 1, latency at least 0; with fewer than three rows, the latency is 0 and the efficiency the median
-ratio). Prefill (compute-bound): per engine and compute class (vendor and kind; mixture-of-experts
-models apart), the efficiency is the median of achieved FLOP/s ÷ dense 16-bit peak.
+ratio). Prefill: the time per pass of ``batch_tokens`` is the FLOPs at ``efficiency · peak``, plus
+the weights read at the decode fit's bandwidth, plus its latency per layer
+(``speed.prompt_seconds``). Per engine and compute class (vendor and kind; mixture-of-experts models
+apart), the compute efficiency is the median of FLOPs ÷ (peak × the time left once the weights and
+latency are taken out).
 
 Only rows whose architecture is in the catalog are used: the bytes, FLOPs and layers come from it.
 """
@@ -13,6 +16,7 @@ Only rows whose architecture is in the catalog are used: the bytes, FLOPs and la
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,6 +25,7 @@ from typing import cast
 from generator.content.schema import (
     DecodeFit,
     EngineName,
+    EngineProfile,
     ErrorSummary,
     Hardware,
     Model,
@@ -28,10 +33,10 @@ from generator.content.schema import (
     QuantFormat,
     Throughput,
 )
-from generator.engine.kv import kv_read_per_token
+from generator.engine.kv import kv_read_per_token, state_bytes_per_seq
 from generator.engine.params import count_params
-from generator.engine.scenario import MOE, memory_class, pick, prefill_class
-from generator.engine.speed import attention_flops, matmul_params
+from generator.engine.scenario import MOE, class_levels, memory_class, pick, prefill_class
+from generator.engine.speed import attention_flops, matmul_params, prompt_seconds
 from generator.engine.weights import weight_bytes
 
 GIB = 1024**3
@@ -49,11 +54,14 @@ class Point:
     decode: bool
     x: float  # decode: bytes read per token / bandwidth (s); prefill: FLOPs per token / peak FLOP/s (s)
     y: float  # seconds per token measured
+    w: float = 0.0  # prefill: weight bytes read per token (once per pass) / bandwidth (s)
+    passes: float = 0.0  # prefill: forward passes per token (1 / batch_tokens, or fewer)
 
 
-def _bytes_per_token(row: Throughput, model: Model, fmt: QuantFormat) -> float:
-    """Bytes read per decoded token: weights, plus the 16-bit KV cache at the row's context."""
-    kv = kv_read_per_token(model, 2, row.context, 0.0)
+def _bytes_per_token(row: Throughput, model: Model, fmt: QuantFormat, engine: EngineProfile) -> float:
+    """Bytes read per decoded token: weights, plus the 16-bit KV cache at the row's context and any
+    recurrent state."""
+    kv = kv_read_per_token(model, 2, row.context, state_bytes_per_seq(model, engine))
     return float(weight_bytes(count_params(model), fmt).per_token_read) + kv
 
 
@@ -62,7 +70,7 @@ def _flops_per_token(model: Model, tokens: int) -> float:
     return 2.0 * matmul_params(params) + attention_flops(model, tokens) / tokens
 
 
-def _tokens(test: str) -> int:
+def prompt_tokens(test: str) -> int:
     """Prompt tokens of a prefill test: pp512 -> 512, prefill_b1_ctx4096 -> 4096."""
     match = re.search(r"ctx(\d+)$", test) or re.search(r"^pp(\d+)$", test)
     return max(1, int(match.group(1))) if match else 512
@@ -73,6 +81,7 @@ def points(
     models: Mapping[str, Model],
     hardware: Mapping[str, Hardware],
     formats: Mapping[str, QuantFormat],
+    engines: Mapping[str, EngineProfile],
 ) -> list[Point]:
     """Measurements the fit can use: one device, batch 1, a catalog architecture, a known peak."""
     out: list[Point] = []
@@ -82,17 +91,18 @@ def points(
         model = models.get(row.model) if row.model else None
         if hw is None or fmt is None or model is None or row.gpus != 1 or row.batch != 1 or row.outlier:
             continue
-        decode = row.test.startswith(("tg", "decode"))
-        if decode:
-            x = _bytes_per_token(row, model, fmt) / (hw.bandwidth_gbps * 1e9)
-            cls = memory_class(hw)
-        else:
-            if hw.compute_tflops is None:
-                continue
-            x = _flops_per_token(model, _tokens(row.test)) / (hw.compute_tflops * 1e12)
-            cls = prefill_class(hw, model)
         engine = "llama.cpp" if row.engine == "ollama" else row.engine
-        out.append(Point(row, model, hw, engine, cls, decode, x, 1.0 / row.tok_s))
+        bandwidth = hw.bandwidth_gbps * 1e9
+        if row.test.startswith(("tg", "decode")):
+            x = _bytes_per_token(row, model, fmt, engines[engine]) / bandwidth
+            out.append(Point(row, model, hw, engine, memory_class(hw), True, x, 1.0 / row.tok_s))
+        elif hw.compute_tflops is not None:
+            tokens = prompt_tokens(row.test)
+            passes = math.ceil(tokens / engines[engine].batch_tokens)
+            x = _flops_per_token(model, tokens) / (hw.compute_tflops * 1e12)
+            read = passes * weight_bytes(count_params(model), fmt).per_pass_read / bandwidth / tokens
+            cls = prefill_class(hw, model)
+            out.append(Point(row, model, hw, engine, cls, False, x, 1.0 / row.tok_s, read, passes / tokens))
     return out
 
 
@@ -127,9 +137,23 @@ def fit_decode(pts: Sequence[Point]) -> tuple[float, float]:
     return _round(1.0 / slope), _round(latency)
 
 
-def fit_prefill(pts: Sequence[Point]) -> float:
-    """Compute efficiency (achieved / peak) for a set of prefill points."""
-    return _round(min(1.0, statistics.median(p.x / p.y for p in pts)))
+def _prefill_seconds(p: Point, compute_efficiency: float, decode: Sequence[DecodeFit]) -> float:
+    """Predicted seconds per prompt token: the site's ``prompt_seconds`` with the decode fit of the
+    point's memory for the weights and the latency."""
+    d, _ = pick(decode, p.engine, memory_class(p.hardware))
+    latency = p.model.architecture.num_layers * d.per_layer_latency_s
+    return prompt_seconds(p.x / compute_efficiency, p.w / d.bandwidth_efficiency, 1, p.passes * latency)
+
+
+def fit_prefill(pts: Sequence[Point], decode: Sequence[DecodeFit]) -> float:
+    """Compute efficiency (achieved / peak) for a set of prefill points, once the time to read the
+    weights and the latency (at ``decode``'s constants) are taken out of each measurement."""
+
+    def achieved(p: Point) -> float:
+        left = p.y - _prefill_seconds(p, math.inf, decode)
+        return p.x / left if left > 0 else 1.0
+
+    return _round(min(1.0, statistics.median(achieved(p) for p in pts)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,11 +165,14 @@ class Fits:
 
 
 def _groups(pts: Sequence[Point]) -> dict[tuple[str, str], list[Point]]:
-    """Points by (engine, class), and by (engine, "*") over all hardware."""
+    """Points by engine and each level of their class: the class, its vendor, all hardware ("*"),
+    MoE models in the ``+moe`` levels only."""
     groups: dict[tuple[str, str], list[Point]] = {}
     for p in pts:
-        groups.setdefault((p.engine, p.hw_class), []).append(p)
-        groups.setdefault((p.engine, "*" + MOE if p.hw_class.endswith(MOE) else "*"), []).append(p)
+        moe = p.hw_class.endswith(MOE)
+        for level in class_levels(p.hw_class):
+            if level.endswith(MOE) == moe:
+                groups.setdefault((p.engine, level), []).append(p)
     return groups
 
 
@@ -170,7 +197,7 @@ def calibrate(pts: Sequence[Point]) -> Fits:
             PrefillFit(
                 engine=cast(EngineName, engine),
                 hardware_class=cls,
-                compute_efficiency=fit_prefill(group),
+                compute_efficiency=fit_prefill(group, decode),
                 rows=len(group),
             )
         )
@@ -183,7 +210,7 @@ def predict(p: Point, fits: Fits) -> float:
         d, _ = pick(fits.decode, p.engine, p.hw_class)
         return 1.0 / (p.x / d.bandwidth_efficiency + p.model.architecture.num_layers * d.per_layer_latency_s)
     f, _ = pick(fits.prefill, p.engine, p.hw_class)
-    return f.compute_efficiency / p.x
+    return 1.0 / _prefill_seconds(p, f.compute_efficiency, fits.decode)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,9 +9,9 @@ from typing import Any
 from generator.content.schema import Assumptions, Calibration, Hardware, HardwareKind, Model
 from generator.engine.cost import Cost, cost
 from generator.engine.finetune import FineTune, finetune
-from generator.engine.kv import state_bytes_per_seq_layer
+from generator.engine.kv import state_bytes_per_seq
 from generator.engine.memory import Memory, largest, memory, tp_valid
-from generator.engine.params import ParamCount, count_params, declared_mismatch, layer_kinds
+from generator.engine.params import ParamCount, count_params, declared_mismatch
 from generator.engine.scenario import Scenario, World, calibration_for
 from generator.engine.speed import Speed, SpeedRange, speed, speed_range
 from generator.engine.weights import WeightBytes, weight_bytes
@@ -175,7 +175,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate
         None,
     )
     cal, note = calibration_for(world, sc.engine.name, hw, model)
-    state_per_seq = sum(state_bytes_per_seq_layer(model, k, sc.engine) for k in layer_kinds(model))
+    state_per_seq = state_bytes_per_seq(model, sc.engine)
     spd = speed(
         model,
         params,

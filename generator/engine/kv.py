@@ -45,6 +45,11 @@ def state_bytes_per_seq_layer(model: Model, kind: str, engine: EngineProfile) ->
     return 0.0
 
 
+def state_bytes_per_seq(model: Model, engine: EngineProfile) -> float:
+    """Bytes of recurrent state one sequence holds over all layers (read in full every step)."""
+    return sum(state_bytes_per_seq_layer(model, kind, engine) for kind in layer_kinds(model))
+
+
 def cached_tokens(kind: str, model: Model, engine: EngineProfile, context: int, seqs: int) -> int:
     """Token slots an engine allocates in one attention layer for ``seqs`` sequences of ``context``.
 

@@ -61,17 +61,14 @@ class World:
 
 
 def hardware_class(hw: Hardware) -> str:
-    """Compute class of an accelerator for prefill: apple, apu, npu, or <vendor>-<kind> for GPUs.
+    """Compute class of an accelerator for prefill: ``<vendor>-<kind>`` (``apple`` for Apple).
 
-    GPU kinds stay apart: GeForce cards run FP16 matmuls with FP16 accumulation at twice the
-    datasheet's FP32-accumulate rate, and datacenter parts reach a smaller share of theirs.
+    Kinds stay apart within a vendor: GeForce cards run FP16 matmuls with FP16 accumulation at twice
+    the datasheet's FP32-accumulate rate, and datacenter parts reach a smaller share of theirs. A
+    class without measurements falls back to its vendor (the same software stack), then to all.
     """
     if hw.kind is HardwareKind.apple_unified:
         return "apple"
-    if hw.kind is HardwareKind.unified_apu:
-        return "apu"
-    if hw.kind is HardwareKind.npu:
-        return "npu"
     return f"{hw.vendor.lower().split()[0]}-{hw.kind.value}"
 
 
@@ -106,23 +103,28 @@ _SAME_KERNELS = {"ollama": "llama.cpp"}
 Fit = TypeVar("Fit", DecodeFit, PrefillFit)
 
 
+def class_levels(hw_class: str) -> list[str]:
+    """The classes a fit for ``hw_class`` is looked up in, most specific first: the class, its
+    vendor (``amd-consumer_gpu`` → ``amd``), all hardware (``*``). A ``+moe`` class tries the MoE
+    levels first, then the dense ones."""
+    base = hw_class.removesuffix(MOE)
+    chain = [base, *([base.split("-")[0]] if "-" in base else []), "*"]
+    return [c + MOE for c in chain] + chain if hw_class.endswith(MOE) else chain
+
+
 def pick(fits: Sequence[Fit], engine: str, hw_class: str) -> tuple[Fit, str]:
     """The fit for ``engine`` on ``hw_class``, and a note saying which was used.
 
-    Falls back, in order, to the engine over all hardware, to the engine whose kernels it shares,
-    and to llama.cpp: the note says so, and pages show it. A ``+moe`` class tries the MoE fits
-    first, then the dense ones.
+    Tries the class levels of ``class_levels`` for the engine, then for the engine whose kernels it
+    shares, then for llama.cpp: the note says so, and pages show it.
     """
     table = {(f.engine, f.hardware_class): f for f in fits}
-    tries: list[tuple[str, str]] = []
-    if hw_class.endswith(MOE):  # MoE fits first, then the dense ones of the same class
-        tries = [(engine, hw_class), (engine, "*" + MOE)]
-        hw_class = hw_class.removesuffix(MOE)
-    tries += [(engine, hw_class), (engine, "*")]
+    levels = class_levels(hw_class)
+    tries = [(engine, c) for c in levels]
     base = _SAME_KERNELS.get(engine)
     if base:
-        tries += [(base, hw_class), (base, "*")]
-    tries += [("llama.cpp", hw_class), ("llama.cpp", "*")]
+        tries += [(base, c) for c in levels]
+    tries += [("llama.cpp", c) for c in levels]
     for key in tries:
         if key in table:
             f = table[key]

@@ -50,6 +50,12 @@ class WeightBytes:
         return head + self.body + self.experts_active + self.small
 
     @property
+    def per_pass_read(self) -> int:
+        """Bytes read by one forward pass over many tokens: every expert is routed to, so all of them
+        are read, with the output head (the embedding table is only looked up)."""
+        return self.per_token_read - self.experts_active + self.experts
+
+    @property
     def effective_bpw(self) -> float:
         """Average bits per parameter over the whole file."""
         return self.total * 8 / self.params

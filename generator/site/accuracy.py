@@ -167,7 +167,7 @@ def _scatter(preds: Sequence[MeasuredRow]) -> Scatter:
 
 def accuracy_data(catalog: Catalog) -> AccuracyData:
     """Everything the accuracy page shows, computed once per build."""
-    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats)
+    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
     cal = catalog.calibration
     # In sample: the committed constants, the ones every page uses.
     ins = predictions(pts, Fits(cal.decode_fits, cal.prefill_fits) if cal else calibrate(pts))

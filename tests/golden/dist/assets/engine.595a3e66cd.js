@@ -345,6 +345,10 @@ function parallel(gpus, split, tpEfficiency) {
   return split === "tensor" && gpus > 1 ? gpus * tpEfficiency : 1.0;
 }
 
+export function promptSeconds(tCompute, tWeights, passes, passOverhead) {
+  return tCompute + tWeights + passes * passOverhead;
+}
+
 export function speed(model, p, w, hw, o) {
   const cal = o.cal;
   const par = parallel(o.gpus, o.split, o.tp_efficiency);
@@ -368,10 +372,10 @@ export function speed(model, p, w, hw, o) {
   const tStep = Math.max(tMem, tCompute) + latency + tComm;
   const promptFlops = 2.0 * matmulParams(p) * o.prompt_tokens + attentionFlops(model, o.prompt_tokens);
   const passes = Math.ceil(o.prompt_tokens / o.batch_tokens);
-  const allWeights = w.per_token_read - w.experts_active + w.experts;
-  const tWeights = passes * (allWeights * (1 - o.offload) / bw + allWeights * o.offload / hostBw);
+  const streamed = w.per_token_read - w.experts_active + w.experts;
+  const tWeights = passes * (streamed * (1 - o.offload) / bw + streamed * o.offload / hostBw);
   const tPromptCompute = compute ? promptFlops / compute : Infinity;
-  const ttft = Math.max(tPromptCompute, tWeights) + latency + passes * tComm;
+  const ttft = promptSeconds(tPromptCompute, tWeights, passes, latency + tComm);
   const finite = Number.isFinite(ttft);
   return {
     decode_tok_s: 1.0 / tStep, decode_tok_s_aggregate: o.seqs / tStep, prompt_tokens: o.prompt_tokens,
@@ -397,8 +401,6 @@ export function speedRange(s, ranges) {
 // ---- scenario.py ----
 export function hardwareClass(hw) {
   if (hw.kind === "apple_unified") return "apple";
-  if (hw.kind === "unified_apu") return "apu";
-  if (hw.kind === "npu") return "npu";
   return `${hw.vendor.toLowerCase().split(/\s+/)[0]}-${hw.kind}`;
 }
 
@@ -418,23 +420,25 @@ export function prefillClass(hw, model) {
 
 const SAME_KERNELS = { ollama: "llama.cpp" };
 
+export function classLevels(hwClass) {
+  const moe = hwClass.endsWith(MOE);
+  const base = moe ? hwClass.slice(0, -MOE.length) : hwClass;
+  const chain = base.includes("-") ? [base, base.split("-")[0], "*"] : [base, "*"];
+  return moe ? [...chain.map((c) => c + MOE), ...chain] : chain;
+}
+
 export function pick(fits, engine, hwClass) {
   const table = new Map(fits.map((f) => [`${f.engine}|${f.hardware_class}`, f]));
-  const tries = [];
-  let cls = hwClass;
-  if (cls.endsWith(MOE)) {
-    tries.push([engine, cls], [engine, `*${MOE}`]);
-    cls = cls.slice(0, -MOE.length);
-  }
-  tries.push([engine, cls], [engine, "*"]);
+  const levels = classLevels(hwClass);
+  const tries = levels.map((c) => [engine, c]);
   const base = SAME_KERNELS[engine];
-  if (base) tries.push([base, cls], [base, "*"]);
-  tries.push(["llama.cpp", cls], ["llama.cpp", "*"]);
+  if (base) tries.push(...levels.map((c) => [base, c]));
+  tries.push(...levels.map((c) => ["llama.cpp", c]));
   for (const [e, c] of tries) {
     const f = table.get(`${e}|${c}`);
     if (f) {
       let note = `${f.engine} on ${f.hardware_class} (${f.rows} measurements)`;
-      if (f.engine !== engine && f.engine !== base) note += `; none for ${engine} on ${cls}`;
+      if (f.engine !== engine && f.engine !== base) note += `; none for ${engine} on ${hwClass}`;
       return [f, note];
     }
   }
