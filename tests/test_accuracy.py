@@ -68,12 +68,6 @@ def test_decode_out_of_sample(measured: dict[str, float]) -> None:
     assert measured["decode_out_of_sample"] <= DECODE_LIMIT
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue #7 stays open: 25 of the 56 prefill rows are one AMD APU, and too few other non-NVIDIA "
-    "accelerators have both prefill measurements and a sourced dense TFLOPS figure. Strict: this fails once "
-    "the target is met, to be unmarked.",
-)
 def test_prefill_out_of_sample(measured: dict[str, float]) -> None:
     assert measured["prefill_out_of_sample"] <= PREFILL_LIMIT
 
