@@ -10,9 +10,10 @@ import pytest
 
 from generator.build.calibration import render_calibration
 from generator.content.catalog import Catalog
+from generator.content.schema import PrefillFit
 from generator.engine.calibrate import Fits, abs_errors, points, predictions, prompt_tokens
 from generator.engine.estimate import estimate
-from generator.engine.scenario import World
+from generator.engine.scenario import World, class_label, class_levels, pick, prefill_class
 from tests.conftest import CONTENT, scenario
 
 
@@ -59,3 +60,23 @@ def test_the_published_error_is_the_sites_error(catalog: Catalog, world: World) 
         assert site == pytest.approx(pred.predicted, rel=2e-3), (p.row.hardware, p.model.slug, p.row.test)
         checked += 1
     assert checked > 0.9 * len(pts)
+
+
+def test_a_class_without_measurements_takes_its_vendor_then_all_hardware(catalog: Catalog) -> None:
+    """The lookup order of fits, and the words the pages show for each class."""
+    apu = prefill_class(catalog.hw("ryzen-ai-max-plus-395-128gb"), catalog.model("qwen3-30b-a3b"))
+    assert apu == "amd-unified_apu+moe"
+    assert class_levels(apu) == ["amd-unified_apu+moe", "amd+moe", "*+moe", "amd-unified_apu", "amd", "*"]
+    assert class_levels("apple") == ["apple", "*"]
+    assert class_levels("gddr") == ["gddr", "*"]
+    fit = {c: PrefillFit(engine="llama.cpp", hardware_class=c, compute_efficiency=e, rows=3) for c, e in
+           (("amd", 0.3), ("*", 0.5), ("nvidia-consumer_gpu", 0.8))}  # fmt: skip
+    chosen, note = pick(list(fit.values()), "llama.cpp", "amd-unified_apu")
+    assert chosen is fit["amd"] and note == "llama.cpp on all AMD hardware (3 measurements)"
+    chosen, note = pick(list(fit.values()), "ollama", "intel-consumer_gpu+moe")
+    assert chosen is fit["*"] and note == "llama.cpp on all hardware (3 measurements)"
+    chosen, note = pick(list(fit.values()), "vllm", "nvidia-consumer_gpu")
+    assert chosen is fit["nvidia-consumer_gpu"]
+    assert note == "llama.cpp on NVIDIA consumer GPUs (3 measurements); none for vllm on NVIDIA consumer GPUs"
+    assert class_label("amd-unified_apu+moe") == "AMD unified-memory APUs, mixture-of-experts models"
+    assert class_label("hbm") == "HBM accelerators"

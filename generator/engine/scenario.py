@@ -112,6 +112,34 @@ def class_levels(hw_class: str) -> list[str]:
     return [c + MOE for c in chain] + chain if hw_class.endswith(MOE) else chain
 
 
+_MEMORY_LABELS = {"hbm": "HBM accelerators", "gddr": "GDDR accelerators", "lpddr": "LPDDR and unified memory"}
+_KIND_LABELS = {
+    "consumer_gpu": "consumer GPUs",
+    "workstation_gpu": "workstation GPUs",
+    "datacenter_gpu": "datacenter GPUs",
+    "unified_apu": "unified-memory APUs",
+    "npu": "NPUs",
+}
+_VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "moore": "Moore Threads", "apple": "Apple silicon"}
+
+
+def class_label(hw_class: str) -> str:
+    """A class in words, for notes and tables: ``nvidia-consumer_gpu+moe`` → "NVIDIA consumer GPUs,
+    mixture-of-experts models"."""
+    base = hw_class.removesuffix(MOE)
+    vendor, _, kind = base.partition("-")
+    if base == "*":
+        words = "all hardware"
+    elif base in _MEMORY_LABELS:
+        words = _MEMORY_LABELS[base]
+    else:
+        name = _VENDOR_LABELS.get(vendor, vendor.capitalize())
+        words = (
+            f"{name} {_KIND_LABELS.get(kind, kind)}" if kind else name if vendor == "apple" else f"all {name} hardware"
+        )
+    return words + (", mixture-of-experts models" if hw_class.endswith(MOE) else "")
+
+
 def pick(fits: Sequence[Fit], engine: str, hw_class: str) -> tuple[Fit, str]:
     """The fit for ``engine`` on ``hw_class``, and a note saying which was used.
 
@@ -128,9 +156,9 @@ def pick(fits: Sequence[Fit], engine: str, hw_class: str) -> tuple[Fit, str]:
     for key in tries:
         if key in table:
             f = table[key]
-            note = f"{f.engine} on {f.hardware_class} ({f.rows} measurements)"
+            note = f"{f.engine} on {class_label(f.hardware_class)} ({f.rows} measurements)"
             if f.engine != engine and f.engine != base:
-                note += f"; none for {engine} on {hw_class}"
+                note += f"; none for {engine} on {class_label(hw_class)}"
             return f, note
     raise LookupError(f"no calibration for {engine} or llama.cpp")
 

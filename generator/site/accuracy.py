@@ -22,6 +22,7 @@ from generator.engine.calibrate import (
     points,
     predictions,
 )
+from generator.engine.scenario import class_label
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,7 +198,7 @@ def accuracy_data(catalog: Catalog) -> AccuracyData:
         decode=cal.decode if cal else None,
         prefill=cal.prefill if cal else None,
         scatter=_scatter(measured),
-        by_class=_group_rows(ins, by_hw, by_model, lambda p: p.point.hw_class),
+        by_class=_group_rows(ins, by_hw, by_model, lambda p: class_label(p.point.hw_class)),
         by_engine=_group_rows(ins, by_hw, by_model, lambda p: p.point.engine),
         by_test=_group_rows(ins, by_hw, by_model, lambda p: _test_family(p.point.row.test)),
         measured=measured,

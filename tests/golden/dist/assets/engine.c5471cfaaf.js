@@ -427,6 +427,29 @@ export function classLevels(hwClass) {
   return moe ? [...chain.map((c) => c + MOE), ...chain] : chain;
 }
 
+const MEMORY_LABELS = { hbm: "HBM accelerators", gddr: "GDDR accelerators", lpddr: "LPDDR and unified memory" };
+const KIND_LABELS = {
+  consumer_gpu: "consumer GPUs", workstation_gpu: "workstation GPUs", datacenter_gpu: "datacenter GPUs",
+  unified_apu: "unified-memory APUs", npu: "NPUs",
+};
+const VENDOR_LABELS = { nvidia: "NVIDIA", amd: "AMD", moore: "Moore Threads", apple: "Apple silicon" };
+
+export function classLabel(hwClass) {
+  const moe = hwClass.endsWith(MOE);
+  const base = moe ? hwClass.slice(0, -MOE.length) : hwClass;
+  const dash = base.indexOf("-");
+  const vendor = dash < 0 ? base : base.slice(0, dash);
+  const kind = dash < 0 ? "" : base.slice(dash + 1);
+  let words;
+  if (base === "*") words = "all hardware";
+  else if (base in MEMORY_LABELS) words = MEMORY_LABELS[base];
+  else {
+    const name = VENDOR_LABELS[vendor] ?? vendor.charAt(0).toUpperCase() + vendor.slice(1);
+    words = kind ? `${name} ${KIND_LABELS[kind] ?? kind}` : vendor === "apple" ? name : `all ${name} hardware`;
+  }
+  return words + (moe ? ", mixture-of-experts models" : "");
+}
+
 export function pick(fits, engine, hwClass) {
   const table = new Map(fits.map((f) => [`${f.engine}|${f.hardware_class}`, f]));
   const levels = classLevels(hwClass);
@@ -437,8 +460,8 @@ export function pick(fits, engine, hwClass) {
   for (const [e, c] of tries) {
     const f = table.get(`${e}|${c}`);
     if (f) {
-      let note = `${f.engine} on ${f.hardware_class} (${f.rows} measurements)`;
-      if (f.engine !== engine && f.engine !== base) note += `; none for ${engine} on ${hwClass}`;
+      let note = `${f.engine} on ${classLabel(f.hardware_class)} (${f.rows} measurements)`;
+      if (f.engine !== engine && f.engine !== base) note += `; none for ${engine} on ${classLabel(hwClass)}`;
       return [f, note];
     }
   }
