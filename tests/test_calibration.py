@@ -13,7 +13,7 @@ from generator.content.catalog import Catalog
 from generator.content.schema import PrefillFit
 from generator.engine.calibrate import Fits, abs_errors, points, predictions, prompt_tokens
 from generator.engine.estimate import estimate
-from generator.engine.scenario import World, class_label, class_levels, pick, prefill_class
+from generator.engine.scenario import World, calibration_for, class_label, class_levels, hardware_class, pick
 from tests.conftest import CONTENT, scenario
 
 
@@ -30,7 +30,7 @@ def test_in_sample_error_is_smaller_than_out_of_sample(catalog: Catalog) -> None
     """The recorded figures are what the predictions give, and held-out errors are never smaller."""
     assert catalog.calibration is not None and catalog.calibration.decode and catalog.calibration.prefill
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
-    dec, pre = abs_errors(pts, Fits(catalog.calibration.decode_fits, catalog.calibration.prefill_fits))
+    dec, pre = abs_errors(pts, Fits.committed(catalog.calibration))
     assert round(statistics.median(dec), 4) == catalog.calibration.decode.in_sample
     assert round(statistics.median(pre), 4) == catalog.calibration.prefill.in_sample
     for sm in (catalog.calibration.decode, catalog.calibration.prefill):
@@ -42,7 +42,7 @@ def test_the_published_error_is_the_sites_error(catalog: Catalog, world: World) 
     """Each measurement, predicted by the calibration code, gets the speed its report page shows:
     the error the accuracy page publishes is the error of the site's numbers."""
     assert catalog.calibration is not None
-    fits = Fits(catalog.calibration.decode_fits, catalog.calibration.prefill_fits)
+    fits = Fits.committed(catalog.calibration)
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
     # quote the time to first token for the measured prompt, whatever its length
     world = dataclasses.replace(world, assumptions=world.assumptions.model_copy(update={"ttft_prompt_tokens": 10**6}))
@@ -64,19 +64,36 @@ def test_the_published_error_is_the_sites_error(catalog: Catalog, world: World) 
 
 def test_a_class_without_measurements_takes_its_vendor_then_all_hardware(catalog: Catalog) -> None:
     """The lookup order of fits, and the words the pages show for each class."""
-    apu = prefill_class(catalog.hw("ryzen-ai-max-plus-395-128gb"), catalog.model("qwen3-30b-a3b"))
-    assert apu == "amd-unified_apu+moe"
-    assert class_levels(apu) == ["amd-unified_apu+moe", "amd+moe", "*+moe", "amd-unified_apu", "amd", "*"]
+    apu = hardware_class(catalog.hw("ryzen-ai-max-plus-395-128gb"))
+    assert apu == "amd-unified_apu"
+    assert class_levels(apu) == ["amd-unified_apu", "amd", "*"]
     assert class_levels("apple") == ["apple", "*"]
     assert class_levels("gddr") == ["gddr", "*"]
     fit = {c: PrefillFit(engine="llama.cpp", hardware_class=c, compute_efficiency=e, rows=3) for c, e in
            (("amd", 0.3), ("*", 0.5), ("nvidia-consumer_gpu", 0.8))}  # fmt: skip
     chosen, note = pick(list(fit.values()), "llama.cpp", "amd-unified_apu")
     assert chosen is fit["amd"] and note == "llama.cpp on all AMD hardware (3 measurements)"
-    chosen, note = pick(list(fit.values()), "ollama", "intel-consumer_gpu+moe")
+    chosen, note = pick(list(fit.values()), "ollama", "intel-consumer_gpu")
     assert chosen is fit["*"] and note == "llama.cpp on all hardware (3 measurements)"
     chosen, note = pick(list(fit.values()), "vllm", "nvidia-consumer_gpu")
     assert chosen is fit["nvidia-consumer_gpu"]
     assert note == "llama.cpp on NVIDIA consumer GPUs (3 measurements); none for vllm on NVIDIA consumer GPUs"
-    assert class_label("amd-unified_apu+moe") == "AMD unified-memory APUs, mixture-of-experts models"
+    assert class_label("amd-unified_apu") == "AMD unified-memory APUs"
     assert class_label("hbm") == "HBM accelerators"
+
+
+def test_mixture_of_experts_prefill_is_a_share_of_the_dense_efficiency(catalog: Catalog, world: World) -> None:
+    """A MoE model on a class gets that class's dense efficiency times the engine's MoE factor."""
+    cal = catalog.calibration
+    assert cal is not None
+    factor = next(f for f in cal.moe_fits if f.engine == "llama.cpp")
+    assert 0 < factor.moe_factor < 1 and factor.rows >= 10
+    dense = next(f for f in cal.prefill_fits if (f.engine, f.hardware_class) == ("llama.cpp", "nvidia-consumer_gpu"))
+    hw = catalog.hw("rtx-4090")
+    moe, note = calibration_for(world, "llama.cpp", hw, catalog.model("qwen3-30b-a3b"))
+    assert moe.compute_efficiency == pytest.approx(dense.compute_efficiency * factor.moe_factor, rel=1e-12)
+    assert note.endswith(
+        f"× {factor.moe_factor:g} for mixture-of-experts models (llama.cpp, {factor.rows} measurements)"
+    )
+    plain, _ = calibration_for(world, "ollama", hw, catalog.model("qwen2-5-coder-32b-instruct"))
+    assert plain.compute_efficiency == dense.compute_efficiency

@@ -14,8 +14,9 @@ from generator.engine.calibrate import calibrate, points, summaries
 
 METHOD = (
     "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology "
-    "(coefficients: 1/efficiency and latency per layer); prefill: per engine and compute class, the median of "
-    "FLOPs / (peak x the time left once the weight reads and latency at the decode fit are taken out). "
+    "(coefficients: 1/efficiency and latency per layer); prefill: per engine and compute class, the median over "
+    "dense models of FLOPs / (peak x the time left once the weight reads and latency at the decode fit are taken "
+    "out); mixture-of-experts models: one factor per engine, the median of their efficiency / their class's. "
     "Validation: each hardware entry, then each model, is predicted by a fit made without its rows; "
     "ranges are the 10th-90th percentiles of measured/predicted over the leave-one-hardware-out predictions"
 )
@@ -41,6 +42,7 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         "prefill": prefill.model_dump(mode="json") if prefill else None,
         "decode_fits": [f.model_dump(mode="json") for f in fits.decode],
         "prefill_fits": [f.model_dump(mode="json") for f in fits.prefill],
+        "moe_fits": [f.model_dump(mode="json") for f in fits.moe],
     }
     header = "# Written by `make calibrate` from content/measurements/. Do not edit by hand.\n"
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)

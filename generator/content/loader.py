@@ -412,6 +412,7 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         for field, fits in (
             ("decode_fits", calibration_p.value.decode_fits),
             ("prefill_fits", calibration_p.value.prefill_fits),
+            ("moe_fits", calibration_p.value.moe_fits),
         ):
             for i, fit in enumerate(fits):
                 _check_ref(calibration_p, (field, i, "engine"), fit.engine, engines, "engine", problems)

@@ -476,12 +476,21 @@ class DecodeFit(Frozen):
 
 
 class PrefillFit(Frozen):
-    """Prefill constant for one engine on one compute class (vendor and kind, ``apple``, ``apu``,
-    ``npu``, or ``*``): the share of dense 16-bit peak FLOP/s reached."""
+    """Prefill constant for one engine on one compute class (``<vendor>-<kind>``, ``apple``, a
+    vendor, or ``*``): the share of dense 16-bit peak FLOP/s a dense model reaches."""
 
     engine: EngineName
     hardware_class: str
     compute_efficiency: Annotated[float, Field(gt=0, le=1)]
+    rows: NonNegativeInt
+
+
+class MoEFit(Frozen):
+    """The share of its compute class's dense prefill efficiency a mixture-of-experts model reaches
+    with one engine: its per-expert matrix products are small."""
+
+    engine: EngineName
+    moe_factor: Annotated[float, Field(gt=0, le=1)]
     rows: NonNegativeInt
 
 
@@ -519,3 +528,4 @@ class Calibration(Frozen):
     prefill: ErrorSummary | None = None
     decode_fits: tuple[DecodeFit, ...]
     prefill_fits: tuple[PrefillFit, ...]
+    moe_fits: tuple[MoEFit, ...] = ()

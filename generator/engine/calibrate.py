@@ -6,9 +6,10 @@ bytes/bandwidth and the layer count give 1/efficiency and the latency per layer 
 1, latency at least 0; with fewer than three rows, the latency is 0 and the efficiency the median
 ratio). Prefill: the time per pass of ``batch_tokens`` is the FLOPs at ``efficiency · peak``, plus
 the weights read at the decode fit's bandwidth, plus its latency per layer
-(``speed.prompt_seconds``). Per engine and compute class (vendor and kind; mixture-of-experts models
-apart), the compute efficiency is the median of FLOPs ÷ (peak × the time left once the weights and
-latency are taken out).
+(``speed.prompt_seconds``). Per engine and compute class (vendor and kind, then vendor, then all
+hardware), the compute efficiency of dense models is the median of FLOPs ÷ (peak × the time left once
+the weights and latency are taken out). Mixture-of-experts models reach a share of that: one factor
+per engine, the median over their measurements of what they reached ÷ their class's dense efficiency.
 
 Only rows whose architecture is in the catalog are used: the bytes, FLOPs and layers come from it.
 """
@@ -23,19 +24,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import cast
 
 from generator.content.schema import (
+    Calibration,
     DecodeFit,
     EngineName,
     EngineProfile,
     ErrorSummary,
     Hardware,
     Model,
+    MoEFit,
     PrefillFit,
     QuantFormat,
     Throughput,
 )
 from generator.engine.kv import kv_read_per_token, state_bytes_per_seq
 from generator.engine.params import count_params
-from generator.engine.scenario import MOE, class_levels, memory_class, pick, prefill_class
+from generator.engine.scenario import class_levels, hardware_class, memory_class, moe_factor, pick
 from generator.engine.speed import attention_flops, matmul_params, prompt_seconds
 from generator.engine.weights import weight_bytes
 
@@ -101,7 +104,7 @@ def points(
             passes = math.ceil(tokens / engines[engine].batch_tokens)
             x = _flops_per_token(model, tokens) / (hw.compute_tflops * 1e12)
             read = passes * weight_bytes(count_params(model), fmt).per_pass_read / bandwidth / tokens
-            cls = prefill_class(hw, model)
+            cls = hardware_class(hw)
             out.append(Point(row, model, hw, engine, cls, False, x, 1.0 / row.tok_s, read, passes / tokens))
     return out
 
@@ -145,15 +148,26 @@ def _prefill_seconds(p: Point, compute_efficiency: float, decode: Sequence[Decod
     return prompt_seconds(p.x / compute_efficiency, p.w / d.bandwidth_efficiency, 1, p.passes * latency)
 
 
+def _achieved(p: Point, decode: Sequence[DecodeFit]) -> float:
+    """Share of the peak a prefill point reached once the time to read the weights and the latency
+    (at ``decode``'s constants) are taken out of the measurement."""
+    left = p.y - _prefill_seconds(p, math.inf, decode)
+    return p.x / left if left > 0 else 1.0
+
+
 def fit_prefill(pts: Sequence[Point], decode: Sequence[DecodeFit]) -> float:
-    """Compute efficiency (achieved / peak) for a set of prefill points, once the time to read the
-    weights and the latency (at ``decode``'s constants) are taken out of each measurement."""
+    """Compute efficiency (achieved / peak) for a set of dense-model prefill points."""
+    return _round(min(1.0, statistics.median(_achieved(p, decode) for p in pts)))
 
-    def achieved(p: Point) -> float:
-        left = p.y - _prefill_seconds(p, math.inf, decode)
-        return p.x / left if left > 0 else 1.0
 
-    return _round(min(1.0, statistics.median(achieved(p) for p in pts)))
+def fit_moe(pts: Sequence[Point], decode: Sequence[DecodeFit], prefill: Sequence[PrefillFit]) -> float:
+    """Share of its class's dense efficiency a mixture-of-experts point reached, median over ``pts``."""
+    return _round(min(1.0, statistics.median(_achieved(p, decode) / _dense(p, prefill) for p in pts)))
+
+
+def _dense(p: Point, prefill: Sequence[PrefillFit]) -> float:
+    f, _ = pick(prefill, p.engine, p.hw_class)
+    return f.compute_efficiency
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,23 +176,27 @@ class Fits:
 
     decode: tuple[DecodeFit, ...]
     prefill: tuple[PrefillFit, ...]
+    moe: tuple[MoEFit, ...]
+
+    @classmethod
+    def committed(cls, cal: Calibration) -> Fits:
+        """The constants of content/calibration.yaml, the ones every page uses."""
+        return cls(cal.decode_fits, cal.prefill_fits, cal.moe_fits)
 
 
 def _groups(pts: Sequence[Point]) -> dict[tuple[str, str], list[Point]]:
-    """Points by engine and each level of their class: the class, its vendor, all hardware ("*"),
-    MoE models in the ``+moe`` levels only."""
+    """Points by engine and each level of their class: the class, its vendor, all hardware ("*")."""
     groups: dict[tuple[str, str], list[Point]] = {}
     for p in pts:
-        moe = p.hw_class.endswith(MOE)
         for level in class_levels(p.hw_class):
-            if level.endswith(MOE) == moe:
-                groups.setdefault((p.engine, level), []).append(p)
+            groups.setdefault((p.engine, level), []).append(p)
     return groups
 
 
 def calibrate(pts: Sequence[Point]) -> Fits:
     """One decode fit per (engine, memory class) and one prefill fit per (engine, compute class)
-    with measurements, plus an all-hardware fit per engine."""
+    with measurements, plus a fit per vendor and one over all hardware per engine; the prefill fits
+    come from dense models, and one factor per engine scales them for mixture-of-experts models."""
     decode = []
     for (engine, cls), group in sorted(_groups([p for p in pts if p.decode]).items()):
         eff, lat = fit_decode(group)
@@ -192,7 +210,7 @@ def calibrate(pts: Sequence[Point]) -> Fits:
             )
         )
     prefill = []
-    for (engine, cls), group in sorted(_groups([p for p in pts if not p.decode]).items()):
+    for (engine, cls), group in sorted(_groups([p for p in pts if not p.decode and not p.model.moe]).items()):
         prefill.append(
             PrefillFit(
                 engine=cast(EngineName, engine),
@@ -201,7 +219,16 @@ def calibrate(pts: Sequence[Point]) -> Fits:
                 rows=len(group),
             )
         )
-    return Fits(tuple(decode), tuple(prefill))
+    moe_pts: dict[str, list[Point]] = {}
+    for p in pts:
+        if not p.decode and p.model.moe:
+            moe_pts.setdefault(p.engine, []).append(p)
+    moe = [
+        MoEFit(engine=cast(EngineName, engine), moe_factor=fit_moe(group, decode, prefill), rows=len(group))
+        for engine, group in sorted(moe_pts.items())
+        if any(f.engine == engine for f in prefill)
+    ]
+    return Fits(tuple(decode), tuple(prefill), tuple(moe))
 
 
 def predict(p: Point, fits: Fits) -> float:
@@ -209,8 +236,8 @@ def predict(p: Point, fits: Fits) -> float:
     if p.decode:
         d, _ = pick(fits.decode, p.engine, p.hw_class)
         return 1.0 / (p.x / d.bandwidth_efficiency + p.model.architecture.num_layers * d.per_layer_latency_s)
-    f, _ = pick(fits.prefill, p.engine, p.hw_class)
-    return 1.0 / _prefill_seconds(p, f.compute_efficiency, fits.decode)
+    efficiency = _dense(p, fits.prefill) * (moe_factor(fits.moe, p.engine)[0] if p.model.moe else 1.0)
+    return 1.0 / _prefill_seconds(p, efficiency, fits.decode)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,6 +17,7 @@ from generator.content.schema import (
     HardwareKind,
     KVDtype,
     Model,
+    MoEFit,
     PrefillFit,
     QuantFormat,
 )
@@ -88,15 +89,6 @@ def memory_class(hw: Hardware) -> str:
     return "unknown"
 
 
-MOE = "+moe"
-
-
-def prefill_class(hw: Hardware, model: Model) -> str:
-    """Prefill class: the compute class, marked ``+moe`` for mixture-of-experts models, whose
-    per-expert matrix products are small and reach a lower share of the peak."""
-    return hardware_class(hw) + (MOE if model.moe else "")
-
-
 # Engines that run llama.cpp's kernels share its calibration when they have none of their own.
 _SAME_KERNELS = {"ollama": "llama.cpp"}
 
@@ -105,11 +97,8 @@ Fit = TypeVar("Fit", DecodeFit, PrefillFit)
 
 def class_levels(hw_class: str) -> list[str]:
     """The classes a fit for ``hw_class`` is looked up in, most specific first: the class, its
-    vendor (``amd-consumer_gpu`` → ``amd``), all hardware (``*``). A ``+moe`` class tries the MoE
-    levels first, then the dense ones."""
-    base = hw_class.removesuffix(MOE)
-    chain = [base, *([base.split("-")[0]] if "-" in base else []), "*"]
-    return [c + MOE for c in chain] + chain if hw_class.endswith(MOE) else chain
+    vendor (``amd-consumer_gpu`` → ``amd``), all hardware (``*``)."""
+    return [hw_class, *([hw_class.split("-")[0]] if "-" in hw_class else []), "*"]
 
 
 _MEMORY_LABELS = {"hbm": "HBM accelerators", "gddr": "GDDR accelerators", "lpddr": "LPDDR and unified memory"}
@@ -124,20 +113,16 @@ _VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "moore": "Moore Threads", "a
 
 
 def class_label(hw_class: str) -> str:
-    """A class in words, for notes and tables: ``nvidia-consumer_gpu+moe`` → "NVIDIA consumer GPUs,
-    mixture-of-experts models"."""
-    base = hw_class.removesuffix(MOE)
-    vendor, _, kind = base.partition("-")
-    if base == "*":
-        words = "all hardware"
-    elif base in _MEMORY_LABELS:
-        words = _MEMORY_LABELS[base]
-    else:
-        name = _VENDOR_LABELS.get(vendor, vendor.capitalize())
-        words = (
-            f"{name} {_KIND_LABELS.get(kind, kind)}" if kind else name if vendor == "apple" else f"all {name} hardware"
-        )
-    return words + (", mixture-of-experts models" if hw_class.endswith(MOE) else "")
+    """A class in words, for notes and tables: ``nvidia-consumer_gpu`` → "NVIDIA consumer GPUs"."""
+    vendor, _, kind = hw_class.partition("-")
+    if hw_class == "*":
+        return "all hardware"
+    if hw_class in _MEMORY_LABELS:
+        return _MEMORY_LABELS[hw_class]
+    name = _VENDOR_LABELS.get(vendor, vendor.capitalize())
+    if kind:
+        return f"{name} {_KIND_LABELS.get(kind, kind)}"
+    return name if vendor == "apple" else f"all {name} hardware"
 
 
 def pick(fits: Sequence[Fit], engine: str, hw_class: str) -> tuple[Fit, str]:
@@ -163,12 +148,29 @@ def pick(fits: Sequence[Fit], engine: str, hw_class: str) -> tuple[Fit, str]:
     raise LookupError(f"no calibration for {engine} or llama.cpp")
 
 
+def moe_factor(fits: Sequence[MoEFit], engine: str) -> tuple[float, str]:
+    """The share of the dense prefill efficiency a mixture-of-experts model reaches with ``engine``
+    (the engine whose kernels it shares, then llama.cpp, when it has no fit), and a note."""
+    table = {f.engine: f for f in fits}
+    for name in (engine, _SAME_KERNELS.get(engine), "llama.cpp"):
+        if name in table:
+            f = table[name]
+            return f.moe_factor, f"× {f.moe_factor:g} for mixture-of-experts models ({f.engine}, {f.rows} measurements)"
+    return 1.0, "no mixture-of-experts measurements"
+
+
 def calibration_for(world: World, engine: str, hw: Hardware, model: Model) -> tuple[SpeedConstants, str]:
     """The fitted speed constants for ``engine`` running ``model`` on ``hw``, and a note saying
     which fits were used."""
-    if world.calibration is None:
+    cal = world.calibration
+    if cal is None:
         raise LookupError("no calibration: run `make calibrate`")
-    dec, dec_note = pick(world.calibration.decode_fits, engine, memory_class(hw))
-    pre, pre_note = pick(world.calibration.prefill_fits, engine, prefill_class(hw, model))
-    constants = SpeedConstants(dec.bandwidth_efficiency, dec.per_layer_latency_s, pre.compute_efficiency)
+    dec, dec_note = pick(cal.decode_fits, engine, memory_class(hw))
+    pre, pre_note = pick(cal.prefill_fits, engine, hardware_class(hw))
+    efficiency = pre.compute_efficiency
+    if model.moe:
+        factor, moe_note = moe_factor(cal.moe_fits, engine)
+        efficiency *= factor
+        pre_note += f" {moe_note}"
+    constants = SpeedConstants(dec.bandwidth_efficiency, dec.per_layer_latency_s, efficiency)
     return constants, f"decode: {dec_note}; prefill: {pre_note}"

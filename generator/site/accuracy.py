@@ -171,7 +171,7 @@ def accuracy_data(catalog: Catalog) -> AccuracyData:
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
     cal = catalog.calibration
     # In sample: the committed constants, the ones every page uses.
-    ins = predictions(pts, Fits(cal.decode_fits, cal.prefill_fits) if cal else calibrate(pts))
+    ins = predictions(pts, Fits.committed(cal) if cal else calibrate(pts))
     by_hw = held_out(pts, hardware_key)
     by_model = held_out(pts, model_key)
     measured = tuple(

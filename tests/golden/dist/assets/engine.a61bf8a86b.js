@@ -412,19 +412,10 @@ export function memoryClass(hw) {
   return "unknown";
 }
 
-const MOE = "+moe";
-
-export function prefillClass(hw, model) {
-  return hardwareClass(hw) + (model.moe ? MOE : "");
-}
-
 const SAME_KERNELS = { ollama: "llama.cpp" };
 
 export function classLevels(hwClass) {
-  const moe = hwClass.endsWith(MOE);
-  const base = moe ? hwClass.slice(0, -MOE.length) : hwClass;
-  const chain = base.includes("-") ? [base, base.split("-")[0], "*"] : [base, "*"];
-  return moe ? [...chain.map((c) => c + MOE), ...chain] : chain;
+  return hwClass.includes("-") ? [hwClass, hwClass.split("-")[0], "*"] : [hwClass, "*"];
 }
 
 const MEMORY_LABELS = { hbm: "HBM accelerators", gddr: "GDDR accelerators", lpddr: "LPDDR and unified memory" };
@@ -435,19 +426,14 @@ const KIND_LABELS = {
 const VENDOR_LABELS = { nvidia: "NVIDIA", amd: "AMD", moore: "Moore Threads", apple: "Apple silicon" };
 
 export function classLabel(hwClass) {
-  const moe = hwClass.endsWith(MOE);
-  const base = moe ? hwClass.slice(0, -MOE.length) : hwClass;
-  const dash = base.indexOf("-");
-  const vendor = dash < 0 ? base : base.slice(0, dash);
-  const kind = dash < 0 ? "" : base.slice(dash + 1);
-  let words;
-  if (base === "*") words = "all hardware";
-  else if (base in MEMORY_LABELS) words = MEMORY_LABELS[base];
-  else {
-    const name = VENDOR_LABELS[vendor] ?? vendor.charAt(0).toUpperCase() + vendor.slice(1);
-    words = kind ? `${name} ${KIND_LABELS[kind] ?? kind}` : vendor === "apple" ? name : `all ${name} hardware`;
-  }
-  return words + (moe ? ", mixture-of-experts models" : "");
+  const dash = hwClass.indexOf("-");
+  const vendor = dash < 0 ? hwClass : hwClass.slice(0, dash);
+  const kind = dash < 0 ? "" : hwClass.slice(dash + 1);
+  if (hwClass === "*") return "all hardware";
+  if (hwClass in MEMORY_LABELS) return MEMORY_LABELS[hwClass];
+  const name = VENDOR_LABELS[vendor] ?? vendor.charAt(0).toUpperCase() + vendor.slice(1);
+  if (kind) return `${name} ${KIND_LABELS[kind] ?? kind}`;
+  return vendor === "apple" ? name : `all ${name} hardware`;
 }
 
 export function pick(fits, engine, hwClass) {
@@ -468,11 +454,27 @@ export function pick(fits, engine, hwClass) {
   throw new Error(`no calibration for ${engine} or llama.cpp`);
 }
 
+export function moeFactor(fits, engine) {
+  const table = new Map(fits.map((f) => [f.engine, f]));
+  for (const name of [engine, SAME_KERNELS[engine], "llama.cpp"]) {
+    const f = name && table.get(name);
+    if (f) return [f.moe_factor, `× ${f.moe_factor} for mixture-of-experts models (${f.engine}, ${f.rows} measurements)`];
+  }
+  return [1.0, "no mixture-of-experts measurements"];
+}
+
 export function calibrationFor(calibration, engine, hw, model) {
   const [dec, decNote] = pick(calibration.decode_fits, engine, memoryClass(hw));
-  const [pre, preNote] = pick(calibration.prefill_fits, engine, prefillClass(hw, model));
+  const [pre, classNote] = pick(calibration.prefill_fits, engine, hardwareClass(hw));
+  let preNote = classNote;
+  let efficiency = pre.compute_efficiency;
+  if (model.moe) {
+    const [factor, moeNote] = moeFactor(calibration.moe_fits, engine);
+    efficiency *= factor;
+    preNote += ` ${moeNote}`;
+  }
   const constants = { bandwidth_efficiency: dec.bandwidth_efficiency, per_layer_latency_s: dec.per_layer_latency_s,
-    compute_efficiency: pre.compute_efficiency };
+    compute_efficiency: efficiency };
   return [constants, `decode: ${decNote}; prefill: ${preNote}`];
 }
 
