@@ -58,7 +58,7 @@ class Point:
     x: float  # decode: bytes read per token / bandwidth (s); prefill: FLOPs per token / peak FLOP/s (s)
     y: float  # seconds per token measured
     w: float = 0.0  # prefill: weight bytes read per token (once per pass) / bandwidth (s)
-    passes: float = 0.0  # prefill: forward passes per token (1 / batch_tokens, or fewer)
+    passes: float = 0.0  # prefill: forward passes per token, ceil(tokens / batch_tokens) / tokens
 
 
 def _bytes_per_token(row: Throughput, model: Model, fmt: QuantFormat, engine: EngineProfile) -> float:
@@ -145,7 +145,7 @@ def _prefill_seconds(p: Point, compute_efficiency: float, decode: Sequence[Decod
     point's memory for the weights and the latency."""
     d, _ = pick(decode, p.engine, memory_class(p.hardware))
     latency = p.model.architecture.num_layers * d.per_layer_latency_s
-    return prompt_seconds(p.x / compute_efficiency, p.w / d.bandwidth_efficiency, 1, p.passes * latency)
+    return prompt_seconds(p.x / compute_efficiency, p.w / d.bandwidth_efficiency, p.passes, latency)
 
 
 def _achieved(p: Point, decode: Sequence[DecodeFit]) -> float:
@@ -223,7 +223,7 @@ def calibrate(pts: Sequence[Point]) -> Fits:
     for p in pts:
         if not p.decode and p.model.moe:
             moe_pts.setdefault(p.engine, []).append(p)
-    moe = [
+    moe = [  # a factor relative to the engine's own dense fits only
         MoEFit(engine=cast(EngineName, engine), moe_factor=fit_moe(group, decode, prefill), rows=len(group))
         for engine, group in sorted(moe_pts.items())
         if any(f.engine == engine for f in prefill)

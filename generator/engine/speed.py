@@ -77,7 +77,7 @@ class Speed:
     compute_bound: bool
 
 
-def prompt_seconds(t_compute: float, t_weights: float, passes: int, pass_overhead: float) -> float:
+def prompt_seconds(t_compute: float, t_weights: float, passes: float, pass_overhead: float) -> float:
     """Time to process a prompt: its matrix products, plus reading every weight once per pass of
     ``batch_tokens`` tokens, plus a fixed cost per pass.
 
