@@ -9,6 +9,7 @@ import pytest
 
 from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
+from generator.engine.accuracy import kv_checks, median_abs, size_checks
 from generator.engine.scenario import Scenario, World
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,3 +55,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             f"median |error| {sm.leave_one_hardware_out:.1%} leaving each hardware out, "
             f"{sm.leave_one_model_out:.1%} leaving each model out, {sm.in_sample:.1%} in sample"
         )
+    sizes = size_checks(cat.file_sizes, cat.models, cat.formats)
+    kv = kv_checks(cat.memory_logs, cat.models, cat.engines, cat.kv_dtypes)
+    engines = sorted({k.log.engine for k in kv})
+    terminalreporter.write_line(
+        f"weights vs {len(sizes)} real GGUF files: median |error| {median_abs([s.error for s in sizes]) or 0:.2%}; "
+        f"KV cache vs {len(kv)} {' and '.join(engines)} load logs: worst |error| "
+        f"{max((abs(k.error) for k in kv), default=0):.2%}"
+    )
