@@ -9,7 +9,7 @@ import pytest
 
 from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
-from generator.engine.accuracy import kv_checks, median_abs, size_checks
+from generator.engine.accuracy import kv_checks, median_abs, size_checks, worst_abs
 from generator.engine.scenario import Scenario, World
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,5 +61,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(
         f"weights vs {len(sizes)} real GGUF files: median |error| {median_abs([s.error for s in sizes]) or 0:.2%}; "
         f"KV cache vs {len(kv)} {' and '.join(engines)} load logs: worst |error| "
-        f"{max((abs(k.error) for k in kv), default=0):.2%}"
+        f"{worst_abs([k.error for k in kv]) or 0:.2%}"
     )

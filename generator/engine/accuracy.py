@@ -93,3 +93,8 @@ def kv_checks(
 def median_abs(errors: Sequence[float]) -> float | None:
     """Median of |error|, or None without data."""
     return statistics.median(abs(e) for e in errors) if errors else None
+
+
+def worst_abs(errors: Sequence[float]) -> float | None:
+    """Largest |error|, or None without data."""
+    return max((abs(e) for e in errors), default=None)

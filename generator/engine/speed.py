@@ -82,8 +82,7 @@ def prompt_seconds(t_compute: float, t_weights: float, passes: float, pass_overh
     ``batch_tokens`` tokens, plus a fixed cost per pass.
 
     The two terms add rather than overlap: held out, the sum predicts measured prefill better than
-    the larger of the two (see the accuracy page), most visibly for mixture-of-experts models, whose
-    per-expert products are small and wait on their weights.
+    the larger of the two (see the methodology page).
     """
     return t_compute + t_weights + passes * pass_overhead
 

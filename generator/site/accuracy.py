@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from generator.content.catalog import Catalog
 from generator.content.schema import ErrorSummary, Throughput
-from generator.engine.accuracy import KVCheck, SizeCheck, kv_checks, median_abs, size_checks
+from generator.engine.accuracy import KVCheck, SizeCheck, kv_checks, median_abs, size_checks, worst_abs
 from generator.engine.calibrate import (
     Fits,
     Prediction,
@@ -206,5 +206,5 @@ def accuracy_data(catalog: Catalog) -> AccuracyData:
         size_rows=size_rows,
         size_median=median_abs([s.error for s in sizes]),
         kv=kv,
-        kv_worst=max((abs(k.error) for k in kv), default=None),
+        kv_worst=worst_abs([k.error for k in kv]),
     )
