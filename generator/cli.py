@@ -9,12 +9,15 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import re
+import signal
 import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from generator.build.outdir import OutputError
 from generator.content.catalog import Catalog, UnknownName
 from generator.content.hfconfig import ConfigError, load_config
 from generator.content.loader import ContentErrors, load_catalog, parse_file
@@ -215,13 +218,25 @@ def site_config() -> dict[str, Any]:
         raise UserError(f"{path}: {exc}") from None
 
 
+# Scheme, host (name, IPv4 or [IPv6]), optional port and path: what may precede every URL of the site.
+_BASE_URL = re.compile(r"https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:/[\w.~%-]*)*")
+
+
+def check_base_url(url: str) -> str:
+    """The site's absolute base URL without a trailing slash; UserError unless it is a plain http(s) URL."""
+    if not _BASE_URL.fullmatch(url) or len(url) > 200:
+        raise UserError(
+            f"--base-url must be an absolute http(s) URL such as https://example.org or https://example.org/docs "
+            f"(no spaces, quotes, query or fragment), got {url!r}"
+        )
+    return url.rstrip("/")
+
+
 def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
     from generator.build.writer import build
 
     langs = (args.locale,) if args.locale else LANGS
-    base_url = args.base_url or site_config().get("base_url", "")
-    if not str(base_url).startswith(("http://", "https://")):
-        raise UserError(f"--base-url must be an absolute http(s) URL, got {base_url!r}")
+    base_url = check_base_url(str(args.base_url or site_config().get("base_url", "")))
     shard = None
     if args.shard:
         try:
@@ -245,7 +260,7 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace, catalog: Catalog) -> int:
+def cmd_serve(args: argparse.Namespace, catalog: Catalog | None) -> int:
     from generator.build.serve import serve
 
     base_url = f"http://127.0.0.1:{args.port}"
@@ -271,6 +286,25 @@ def cmd_new_model(args: argparse.Namespace, catalog: Catalog | None) -> int:
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path}: replace every TODO, then run `make check-content`")
     return 0
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
+def port(text: str) -> int:
+    """An argparse type: a TCP port from 1 to 65535."""
+    value = positive(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535, got {value}")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -319,7 +353,7 @@ def parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("build", help="build the site into dist/", description="Build every output into dist/.")
     b.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
-    b.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    b.add_argument("--jobs", type=positive, default=None, help="worker processes (default: all cores)")
     b.add_argument("--base-url", default=None, help="absolute URL of the site root (default: site.toml)")
     b.add_argument("--locale", choices=LANGS, default=None, help="build one language only")
     b.add_argument("--force", action="store_true", help="render everything, ignoring the previous build")
@@ -342,15 +376,22 @@ def parser() -> argparse.ArgumentParser:
         help="build, serve dist/ on localhost and rebuild on changes",
         description="Serve dist/ on 127.0.0.1 and rebuild when content, templates or locales change.",
     )
-    v.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    v.add_argument("--port", type=port, default=8000, help="port (default 8000)")
     v.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
-    v.set_defaults(func=cmd_serve)
+    v.set_defaults(func=cmd_serve, needs_catalog=False)
     return p
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so a killed build removes its temporary folder and its workers."""
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; user mistakes print a message and return 2."""
     args = parser().parse_args(argv)
+    if argv is None:  # the real command line, not a test calling main() in its own process
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         catalog = (
             load_catalog(args.content, require_calibration=getattr(args, "needs_calibration", True))
@@ -363,6 +404,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {problem}", file=sys.stderr)
         print(f"{len(exc.problems)} problem(s) in the content; nothing was written", file=sys.stderr)
         return USER_ERROR
-    except (UnknownName, ScenarioError, ConfigError, UserError) as exc:
+    except (UnknownName, ScenarioError, ConfigError, UserError, OutputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USER_ERROR
+    except OSError as exc:
+        # A full disk, a read-only folder, a missing permission: the build wrote nothing it kept.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}; the previous output is unchanged", file=sys.stderr)
+        return USER_ERROR
+    except KeyboardInterrupt:
+        print("interrupted; the previous output is unchanged", file=sys.stderr)
+        return 130

@@ -8,13 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import writer
+from generator.build import outdir, writer
 from generator.content.catalog import Catalog
 from tests.conftest import CONTENT
 
 
 def files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """Every file a build served from ``root`` (its own marker left out), with its bytes."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != outdir.MARKER
+    }
 
 
 SUBSET = (

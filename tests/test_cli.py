@@ -93,7 +93,7 @@ def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
             ["estimate", "llama-3-1-8b-instruct", "rtx-4090", "--quant", "AWQ", "--engine", "llama.cpp"],
             "llama.cpp does not load AWQ",
         ),
-        (["estimate", "llama-3-1-8b-instruct", "rtx-4090", "--context", "0"], "context must be at least 1"),
+        (["estimate", "llama-3-1-8b-instruct", "rtx-4090", "--context", "0"], "context must be from 1"),
         (["estimate", "llama-3-1-8b-instruct", "rtx-4090", "--offload", "1.5"], "offload must be a fraction"),
         (["estimate", "qwen2-5-coder-32b-instruct", "h100-sxm", "--quant", "AWQ", "--gpus", "3"], "cannot split"),
         (["estimate", "missing/config.json", "h100-sxm"], "config file not found"),

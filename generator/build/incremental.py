@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from generator.build import outdir
 from generator.content.catalog import Catalog
 from generator.site.views import HardwareRow
 
@@ -98,29 +99,17 @@ class Manifest:
     models: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     site: dict[str, Any] = dataclasses.field(default_factory=dict)
 
-    @staticmethod
-    def path_for(out: Path) -> Path:
-        """The manifest lives next to dist/, not in it (it is not served)."""
-        return out.with_name(out.name + ".manifest.json")
-
     @classmethod
     def load(cls, out: Path) -> Manifest:
-        """The previous build's manifest, or an empty one."""
-        try:
-            data = json.loads(cls.path_for(out).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return cls()
+        """The manifest of the build in ``out`` (its marker file), or an empty one."""
+        data = outdir.read_marker(out)
         if data.get("version") != MANIFEST_VERSION:
             return cls()
         return cls(data.get("models", {}), data.get("site", {}))
 
-    def save(self, out: Path) -> None:
-        """Write the manifest atomically."""
-        path = self.path_for(out)
-        tmp = path.with_suffix(".tmp")
-        data = {"version": MANIFEST_VERSION, "models": self.models, "site": self.site}
-        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
+    def data(self) -> dict[str, Any]:
+        """The manifest as JSON data, for the marker file."""
+        return {"version": MANIFEST_VERSION, "models": self.models, "site": self.site}
 
     def files(self) -> dict[str, str]:
         """Every file of the build with its hash."""

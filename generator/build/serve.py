@@ -1,52 +1,112 @@
-"""`make serve`: build, serve dist/ on 127.0.0.1, and rebuild when an input changes."""
+"""`make serve`: build, serve dist/ on 127.0.0.1 as the CDN would, and rebuild when an input changes."""
 
 from __future__ import annotations
 
 import functools
 import http.server
+import os
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from generator.build.outdir import OutputError
 from generator.build.writer import ROOT, build
+from generator.content.hfconfig import ConfigError
 from generator.content.loader import ContentErrors, load_catalog
 
-WATCHED = ("content", "templates", "static", "locales", "generator")
+CODE = ("templates", "static", "locales", "generator")
 
 
-def snapshot(root: Path) -> dict[str, float]:
-    """Modification times of every watched file."""
+def parse_headers(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The rules of a ``_headers`` file: (path pattern, [(name, value)]) in file order."""
+    rules: list[tuple[str, list[tuple[str, str]]]] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            rules.append((line.strip(), []))
+        elif rules and ":" in line:
+            name, _, value = line.strip().partition(":")
+            rules[-1][1].append((name.strip(), value.strip()))
+    return rules
+
+
+def headers_for(path: str, rules: Iterable[tuple[str, list[tuple[str, str]]]]) -> list[tuple[str, str]]:
+    """Every header the rules give ``path`` (a pattern ending in ``*`` matches by prefix), in order."""
+    out: list[tuple[str, str]] = []
+    for pattern, headers in rules:
+        if path == pattern or (pattern.endswith("*") and path.startswith(pattern[:-1])):
+            out += headers
+    return out
+
+
+class StaticHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a built site as the CDN does: the headers of its ``_headers`` file, no folder listings."""
+
+    def end_headers(self) -> None:
+        try:
+            rules = parse_headers((Path(self.directory) / "_headers").read_text(encoding="utf-8"))
+        except OSError:
+            rules = []
+        for name, value in headers_for(self.path.split("?", 1)[0], rules):
+            self.send_header(name, value)
+        super().end_headers()
+
+    def list_directory(self, path: str | os.PathLike[str]) -> None:
+        self.send_error(404, "Not Found")
+        return None
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
+
+
+def handler_for(root: Path) -> functools.partial[StaticHandler]:
+    """A request handler serving ``root`` (the path, so a swapped-in new build is served at once)."""
+    return functools.partial(StaticHandler, directory=str(root))
+
+
+def snapshot(folders: Iterable[Path]) -> dict[str, float]:
+    """Modification times of every file under ``folders``."""
     return {
         str(p): p.stat().st_mtime
-        for folder in WATCHED
-        for p in (root / folder).rglob("*")
+        for folder in folders
+        for p in folder.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     }
 
 
-def rebuild(content: Path, out: Path, base_url: str) -> None:
-    """One build; content errors are printed and the previous dist/ keeps being served."""
+def rebuild(content: Path, out: Path, base_url: str) -> bool:
+    """One build; any error is printed in one line per problem and the previous dist/ keeps being served."""
     try:
         print(build(load_catalog(content), out, base_url=base_url, content=content), flush=True)
+        return True
     except ContentErrors as exc:
         for problem in exc.problems:
             print(f"error: {problem}", file=sys.stderr)
-        print("build failed; still serving the previous dist/", file=sys.stderr)
+    except (OutputError, ConfigError, OSError, ValueError, LookupError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a bug while editing templates or code must not stop the server
+        print(f"error: the build failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    print("build failed; still serving the previous dist/", file=sys.stderr, flush=True)
+    return False
 
 
-def serve(content: Path, out: Path, port: int, base_url: str) -> int:
-    """Serve until interrupted; poll inputs once a second."""
+def serve(content: Path, out: Path, port: int, base_url: str, *, poll_s: float = 1.0) -> int:
+    """Serve until interrupted; poll the catalog (``content``) and the code once a second."""
+    watched = [content, *(ROOT / folder for folder in CODE)]
+    seen = snapshot(watched)
     rebuild(content, out, base_url)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    out.mkdir(parents=True, exist_ok=True)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler_for(out))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"serving {out} at {base_url}/ (Ctrl-C to stop)", flush=True)
-    seen = snapshot(ROOT)
     try:
         while True:
-            time.sleep(1)
-            now = snapshot(ROOT)
+            time.sleep(poll_s)
+            now = snapshot(watched)
             if now != seen:
                 seen = now
                 rebuild(content, out, base_url)

@@ -10,22 +10,24 @@ for duplicates before anything is written, and everything lands in a temporary s
 
 from __future__ import annotations
 
+import base64
 import concurrent.futures
+import contextlib
+import ctypes
+import ctypes.util
 import dataclasses
 import hashlib
 import json
+import multiprocessing
 import os
-import shutil
-import subprocess
+import signal
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from generator.build import incremental
+from generator.build import incremental, outdir
 from generator.content.catalog import Catalog
 from generator.engine.estimate import ENGINE_VERSION
 from generator.engine.params import count_params
@@ -33,7 +35,7 @@ from generator.engine.weights import weight_bytes
 from generator.site import api, badges, routes, sitemap
 from generator.site.accuracy import accuracy_data
 from generator.site.i18n import LANGS, UNITS, translations
-from generator.site.render import minify, render, render_markdown
+from generator.site.render import NOSCRIPT_CSS, minify, render, render_markdown
 from generator.site.routes import Route
 from generator.site.views import (
     DEFAULT_FORMAT,
@@ -107,21 +109,18 @@ def fingerprint(name: str, data: bytes) -> tuple[str, bytes]:
     return f"/assets/{stem}.{digest}{dot}{suffix}", data
 
 
-def assets(catalog: Catalog, content: Path) -> dict[str, tuple[str, bytes]]:
+def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     """Static files and the search index, with content-hashed names: logical name -> (URL, bytes)."""
     out = {path.name: fingerprint(path.name, path.read_bytes()) for path in sorted(STATIC.iterdir())}
-    out["search-index"] = fingerprint("search-index.json", search_index(catalog, content))
+    out["search-index"] = fingerprint("search-index.json", search_index(catalog))
     shared = json.dumps(shared_data(catalog), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
     out["engine-data"] = fingerprint("engine-data.json", shared)
     return out
 
 
-def search_index(catalog: Catalog, content: Path) -> bytes:
+def search_index(catalog: Catalog) -> bytes:
     """Compact index for the search box: slug, name and the aliases people type for each entry."""
-    import yaml
-
-    path = content / "search-aliases.yaml"
-    aliases: dict[str, list[str]] = yaml.safe_load(path.read_text(encoding="utf-8"))["aliases"] if path.exists() else {}
+    aliases = catalog.search_aliases
 
     def words(*texts: str) -> list[str]:
         found = [
@@ -311,7 +310,7 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
         r = Route("hardware_index", lang)
         yield page("hardware_index.html", r, settings, crumbs_for(r), _(lang, "Hardware"), hardware=hardware)
         r = Route("methodology", lang)
-        text = (settings.content / "pages" / lang / "methodology.md").read_text(encoding="utf-8")
+        text = catalog.page(lang, "methodology")
         yield page("methodology.html", r, settings, crumbs_for(r), _(lang, "Methodology"), body=render_markdown(text))
         r = Route("accuracy", lang)
         yield page("accuracy.html", r, settings, crumbs_for(r), _(lang, "Accuracy"), a=acc)
@@ -361,27 +360,75 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
     yield "404.html", minify(render("404.html", "en", assets=settings.assets)).encode()
 
 
+def csp_hash(text: str) -> str:
+    """A CSP source expression allowing exactly this inline text: 'sha256-<base64>'."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def headers_file() -> bytes:
+    """``_headers`` (Netlify / Cloudflare Pages syntax): caching, CORS and the security policy.
+
+    Pages run only our own scripts (no inline script at all), fetch only from our origin and may not
+    be framed. Badges are embedded cross-origin as images: they run nothing, load nothing, and are
+    sandboxed when opened directly.
+    """
+    page_csp = (
+        "default-src 'none'; script-src 'self'; style-src 'self' " + csp_hash(NOSCRIPT_CSS) + "; "
+        "img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+    badge_csp = "default-src 'none'; script-src 'none'; sandbox"
+    rules = [
+        ("/*", [
+            ("Content-Security-Policy", page_csp),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "strict-origin-when-cross-origin"),
+            ("X-Frame-Options", "DENY"),
+            ("Cross-Origin-Opener-Policy", "same-origin"),
+        ]),
+        ("/assets/*", [("Cache-Control", "public, max-age=31536000, immutable")]),
+        ("/badges/*", [
+            ("Content-Security-Policy", badge_csp),
+            ("Cache-Control", "no-cache"),
+            ("Access-Control-Allow-Origin", "*"),
+        ]),
+        ("/api/*", [("Access-Control-Allow-Origin", "*")]),
+    ]
+    lines = []
+    for pattern, headers in rules:
+        lines.append(pattern)
+        lines += [f"  {name}: {value}" for name, value in headers]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def static_outputs(asset_files: dict[str, tuple[str, bytes]]) -> Iterator[Output]:
     """Fingerprinted assets, robots.txt and _headers."""
     for url, data in asset_files.values():
         yield url.lstrip("/"), data
-    yield (
-        "_headers",
-        (
-            b"/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n"
-            b"/badges/*\n  Cache-Control: no-cache\n  Access-Control-Allow-Origin: *\n"
-            b"/api/*\n  Access-Control-Allow-Origin: *\n"
-            b"/*\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: strict-origin-when-cross-origin\n"
-        ),
-    )
+    yield "_headers", headers_file()
 
 
 _catalog: Catalog | None = None
 _settings: Settings | None = None
+_PR_SET_PDEATHSIG = 1
 
 
-def _init(catalog: Catalog, settings: Settings) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Have the kernel kill this worker when the build process dies (Linux), so no worker outlives it."""
+    name = ctypes.util.find_library("c")
+    if name is not None:
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(name).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _init(catalog: Catalog, settings: Settings, parent: int) -> None:
     global _catalog, _settings
+    _die_with_parent(parent)
+    # A worker is stopped by the parent (terminate) or by its death; a Ctrl-C goes to the parent alone.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _catalog = catalog
     _settings = settings
 
@@ -400,15 +447,25 @@ def _work(slug: str) -> tuple[str, Written, list[HardwareRow]]:
 def per_model(
     catalog: Catalog, slugs: list[str], settings: Settings, jobs: int
 ) -> Iterator[tuple[str, Written, list[HardwareRow]]]:
-    """Phase 1 for ``slugs``, in order, from worker processes when there is more than one job."""
+    """Phase 1 for ``slugs``, in order, from worker processes when there is more than one job.
+
+    On any error (or an interrupt) the workers are killed before it propagates, so none keeps
+    writing into a tree that is being removed.
+    """
     if jobs <= 1 or len(slugs) <= 1:
         for slug in slugs:
             yield model_written(catalog, slug, settings)
         return
-    with ProcessPoolExecutor(
-        max_workers=min(jobs, len(slugs)), initializer=_init, initargs=(catalog, settings)
-    ) as pool:
-        yield from pool.map(_work, slugs)
+    ctx = multiprocessing.get_context("fork")
+    pool = ctx.Pool(min(jobs, len(slugs)), initializer=_init, initargs=(catalog, settings, os.getpid()))
+    try:
+        yield from pool.imap(_work, slugs)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 def write_files(outputs: Iterable[Output], root: Path) -> Written:
@@ -531,31 +588,6 @@ def _render_site(
     return written
 
 
-def swap_in(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` with two renames, so readers never see a half-written folder.
-
-    The previous folder is deleted by a detached ``rm`` (tens of thousands of links take seconds to
-    unlink and nobody waits for them); leftovers of earlier builds are removed first.
-    """
-    for stale in out.parent.glob(f"{out.name}.old-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    old = out.with_name(f"{out.name}.old-{os.getpid()}-{time.monotonic_ns()}")
-    if out.exists():
-        out.rename(old)
-    tmp.rename(out)
-    if old.exists():
-        try:
-            subprocess.Popen(
-                ["rm", "-rf", str(old)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        except OSError:
-            shutil.rmtree(old, ignore_errors=True)
-
-
 def build(
     catalog: Catalog,
     out: Path,
@@ -575,39 +607,66 @@ def build(
     start = time.perf_counter()
     content = content or ROOT / "content"
     jobs = jobs or os.cpu_count() or 1
-    asset_files = assets(catalog, content)
     out = out.resolve()
+    outdir.check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    # Output is served as is: directories 0755, files 0644, whatever the caller's umask.
+    umask = os.umask(0o022)
+    try:
+        with outdir.locked(out):
+            outdir.remove_leftovers(out)
+            return _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard)
+    finally:
+        os.umask(umask)
+
+
+def _build_locked(
+    catalog: Catalog,
+    out: Path,
+    start: float,
+    jobs: int,
+    base_url: str,
+    content: Path,
+    langs: tuple[str, ...],
+    force: bool,
+    shard: tuple[int, int] | None,
+) -> str:
+    """The build proper, with the output's lock held."""
+    outdir.check_replaceable(out)  # again under the lock: another build may have just finished
+    asset_files = assets(catalog)
     urls = {name: url for name, (url, _) in asset_files.items()}
-    settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs)
-    progress = sys.stderr.isatty() and not os.environ.get("CI")
-    keys = incremental.keys(catalog, content, settings.base_url, langs)
-    previous = incremental.Manifest() if force or shard else incremental.Manifest.load(out)
+    keys = incremental.keys(catalog, content, base_url.rstrip("/"), langs)
+    previous = incremental.Manifest.load(out)
+    reusable_from = incremental.Manifest() if force or shard else previous
+    changed_txt = out.with_name(out.name + ".changed.txt")
     if shard:
         k, n = shard
         chosen = [slug for i, slug in enumerate(catalog.models) if i % n == k - 1]
-        plan = Plan(chosen, [], k == 1, keys, previous, out)
+        plan = Plan(chosen, [], k == 1, keys, reusable_from, out)
     else:
-        reuse = [s for s in catalog.models if incremental.reusable(previous.models.get(s), keys.models[s], out)]
+        reuse = [s for s in catalog.models if incremental.reusable(reusable_from.models.get(s), keys.models[s], out)]
         todo = [s for s in catalog.models if s not in reuse]
-        site_same = incremental.reusable(previous.site or None, keys.site, out)
+        site_same = incremental.reusable(reusable_from.site or None, keys.site, out)
         if not todo and site_same:
-            shutil.rmtree(tmp, ignore_errors=True)
-            out.with_name(out.name + ".changed.txt").write_text("", encoding="utf-8")
+            _write_atomic(changed_txt, "")
             return f"{out} is up to date ({len(previous.files()):,} files) in {time.perf_counter() - start:.1f} s"
-        plan = Plan(todo, reuse, bool(todo) or not site_same, keys, previous, out)
+        plan = Plan(todo, reuse, bool(todo) or not site_same, keys, reusable_from, out)
+    tmp = outdir.new_tree(out)
+    settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs)
+    progress = sys.stderr.isatty() and not os.environ.get("CI")
     try:
         written, manifest = write_site(catalog, settings, asset_files, jobs, plan, progress)
-        swap_in(tmp, out)
+        outdir.finish_tree(tmp, manifest.data())
+        if not shard:
+            # Written before the swap: a kill in between leaves the old tree, and the next build
+            # compares against it again, so no change is ever missing from the list.
+            changed = incremental.changes(previous.files(), manifest.files())
+            _write_atomic(changed_txt, "".join(p + "\n" for p in changed))
+        outdir.swap_in(tmp, out)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        outdir.discard(tmp)
         raise
     rendered_models = len(plan.models)
-    if not shard:
-        manifest.save(out)
-        changed = incremental.changes(previous.files(), manifest.files())
-        out.with_name(out.name + ".changed.txt").write_text("".join(p + "\n" for p in changed), encoding="utf-8")
     files = len(written)
     pages = sum(rel.endswith(".html") for rel, _, _ in written)
     size = sum(n for _, n, _ in written)
@@ -617,3 +676,9 @@ def build(
         f"into {out} in {seconds:.1f} s; {rendered_models} of {len(catalog.models)} models rendered"
         + ("" if plan.site else ", rest of the site unchanged")
     )
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

@@ -58,6 +58,10 @@ class Catalog:
     throughput: tuple[Throughput, ...]
     file_sizes: tuple[FileSize, ...]
     memory_logs: tuple[MemoryLog, ...] = ()
+    # Other names people type for an organization or vendor (search-aliases.yaml), by the name they match.
+    search_aliases: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # Markdown pages by language and name: pages["fr"]["methodology"].
+    pages: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def create(
@@ -75,6 +79,8 @@ class Catalog:
         throughput: Iterable[Throughput] = (),
         file_sizes: Iterable[FileSize] = (),
         memory_logs: Iterable[MemoryLog] = (),
+        search_aliases: Mapping[str, tuple[str, ...]] | None = None,
+        pages: Mapping[str, Mapping[str, str]] | None = None,
     ) -> Catalog:
         """Build a catalog with a deterministic order (slugs sorted; formats as listed)."""
         return cls(
@@ -90,7 +96,13 @@ class Catalog:
             throughput=tuple(throughput),
             file_sizes=tuple(file_sizes),
             memory_logs=tuple(memory_logs),
+            search_aliases=dict(sorted((search_aliases or {}).items())),
+            pages={lang: dict(sorted(p.items())) for lang, p in sorted((pages or {}).items())},
         )
+
+    def page(self, lang: str, name: str) -> str:
+        """The Markdown text of page ``name`` in ``lang`` (the loader checks that it exists)."""
+        return self.pages[lang][name]
 
     def model(self, slug: str) -> Model:
         """The model with this slug, or UnknownName with the closest slugs."""

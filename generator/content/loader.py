@@ -30,7 +30,9 @@ from generator.content.schema import (
     KVDtype,
     MemoryLog,
     Model,
+    Name,
     QuantFormat,
+    Source,
     Throughput,
 )
 
@@ -87,6 +89,19 @@ class MeasurementsFile(Frozen):
     sources: tuple[str, ...] = ()
 
 
+class AliasesFile(Frozen):
+    """search-aliases.yaml: for a name that appears in an organization or vendor, other names people type."""
+
+    aliases: dict[Name, tuple[Name, ...]]
+    sources: tuple[Source, ...] = ()
+
+
+# Markdown pages every language must have (content/pages/<lang>/<name>.md).
+REQUIRED_PAGES = ("methodology",)
+# The languages of the site: content/pages/ must have a folder for each.
+PAGE_LANGS = ("en", "fr", "zh")
+
+
 # libyaml's parser when PyYAML has it (every wheel does): the catalog parses ~8× faster.
 _SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -114,6 +129,61 @@ _UniqueKeyLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
     _no_duplicates,
 )
+
+
+def _timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    """YAML dates, with an impossible one (2022-13-45) reported at its line instead of crashing."""
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except (ValueError, OverflowError) as exc:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"invalid date {node.value!r}: {exc}", node.start_mark
+        ) from None
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+
+# Catalog files are a few hundred KB; the limits keep a hostile file from exhausting memory.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_DEPTH = 32
+
+
+def _check_tree(root: yaml.Node) -> None:
+    """Refuse anchors/aliases (a few nested aliases expand to billions of values) and deep nesting."""
+    seen: dict[int, yaml.Node] = {}
+    stack: list[tuple[yaml.Node, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                "YAML anchors and aliases (&name, *name) are not allowed; write the value out where it is used "
+                f"(this value is anchored on line {node.start_mark.line + 1})",
+                node.start_mark,
+            )
+        seen[id(node)] = node
+        if depth > MAX_DEPTH:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"values nested more than {MAX_DEPTH} levels deep", node.start_mark
+            )
+        if isinstance(node, yaml.MappingNode):
+            stack += [(n, depth + 1) for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(n, depth + 1) for n in node.value]
+
+
+def _load_yaml(text: str) -> Any:
+    """Parse ``text`` with the checked loader: unique keys, no aliases, bounded depth, valid dates."""
+    loader = _UniqueKeyLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_tree(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def _lines(node: yaml.Node, path: Loc = ()) -> Iterator[tuple[Loc, int]]:
@@ -213,16 +283,28 @@ class Parsed:
         return 0
 
 
+def read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
+    """A content file's UTF-8 text, or None with a problem (unreadable, not UTF-8, too large)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            problems.append(Problem(rel, 0, "", f"file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
+            return None
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(rel, 0, "", f"not UTF-8 text (byte {exc.start}: {exc.reason})"))
+    except OSError as exc:
+        problems.append(Problem(rel, 0, "", f"cannot read file: {exc.strerror or exc}"))
+    return None
+
+
 def parse_file(path: Path, model: type[T], root: Path, problems: list[Problem]) -> Parsed | None:
     """Validate one YAML file against ``model``; append problems and return None on failure."""
     rel = str(path.relative_to(root.parent) if path.is_relative_to(root.parent) else path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(rel, 0, "", f"cannot read file: {exc}"))
+    text = read_text(path, rel, problems)
+    if text is None:
         return None
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+        data = _load_yaml(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 0
@@ -312,6 +394,23 @@ def _check_ref(
     problems.append(Problem(parsed.file, parsed.line(loc), field_name(loc), f"unknown {what} {value!r}{hint}"))
 
 
+def _pages(root: Path, problems: list[Problem]) -> dict[str, dict[str, str]]:
+    """Markdown pages by language; every language needs every required page."""
+    pages: dict[str, dict[str, str]] = {}
+    for lang in PAGE_LANGS:
+        pages[lang] = {}
+        for name in REQUIRED_PAGES:
+            rel = f"{root.name}/pages/{lang}/{name}.md"
+            path = root / "pages" / lang / f"{name}.md"
+            if not path.is_file():
+                problems.append(Problem(rel, 0, "", "required page is missing"))
+                continue
+            text = read_text(path, rel, problems)
+            if text is not None:
+                pages[lang][name] = text
+    return pages
+
+
 def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     """Load and cross-check the whole catalog under ``root`` (the content/ folder)."""
     problems: list[Problem] = []
@@ -324,6 +423,11 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     hardware = _unique(
         _entries(root, "hardware", Hardware, problems, broken), lambda h: h.slug, "slug", "hardware slug", problems
     )
+    for folder, found in (("models", models), ("hardware", hardware)):
+        if not found and not any(_yaml_files(root / folder)):
+            problems.append(Problem(f"{root.name}/{folder}", 0, "", "no entries: the site needs at least one"))
+    aliases_p = _one(root, "search-aliases.yaml", AliasesFile, problems, required=False)
+    pages = _pages(root, problems)
     known_models = {**dict.fromkeys(broken), **models}
     known_hardware = {**dict.fromkeys(broken), **hardware}
     formats_p = _one(root, "formats.yaml", FormatsFile, problems)
@@ -433,4 +537,6 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         throughput=throughput,
         file_sizes=file_sizes,
         memory_logs=memory_logs,
+        search_aliases=aliases_p.value.aliases if aliases_p else {},
+        pages=pages,
     )

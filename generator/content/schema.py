@@ -11,37 +11,115 @@ import re
 from enum import StrEnum
 from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 GIB = 1024**3
+# Characters no catalog text may hold: C0/C1 controls (tab and newline only in prose fields), and the
+# bidirectional overrides, isolates and invisible marks that make text read differently than it is.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_PROSE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+# Fields that may span lines (Markdown-free prose shown as text).
+PROSE_FIELDS = frozenset({"notes", "description", "derivation", "method"})
+
+
+def _check_text(text: str, prose: bool) -> None:
+    bad = (_CONTROL_PROSE if prose else _CONTROL).search(text) or _INVISIBLE.search(text)
+    if bad:
+        raise ValueError(f"character U+{ord(bad.group()):04X} is not allowed in catalog text")
 
 
 class Frozen(BaseModel):
-    """Base for catalog records: immutable, unknown keys rejected, no type coercion."""
+    """Base for catalog records: immutable, unknown keys rejected, no type coercion, no inf/NaN,
+    and no control or bidirectional-override characters in any text."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _safe_text(cls, value: object, info: ValidationInfo) -> object:
+        prose = info.field_name in PROSE_FIELDS
+        items = [value]
+        while items:
+            item = items.pop()
+            if isinstance(item, str):
+                _check_text(item, prose)
+            elif isinstance(item, tuple):
+                items += item
+            elif isinstance(item, dict):
+                items += [*item.keys(), *item.values()]
+        return value
 
 
-PositiveInt = Annotated[int, Field(gt=0)]
-NonNegativeInt = Annotated[int, Field(ge=0)]
-PositiveFloat = Annotated[float, Field(gt=0)]
+def _matching(pattern: str, expected: str) -> AfterValidator:
+    """A validator that accepts strings matching ``pattern`` and otherwise says what was ``expected``."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise ValueError(f"expected {expected}")
+        return value
+
+    return AfterValidator(check)
+
+
+def _sane_date(value: dt.date) -> dt.date:
+    if not dt.date(1990, 1, 1) <= value <= dt.date(2100, 12, 31):
+        raise ValueError(f"date {value} is outside 1990-01-01 .. 2100-12-31")
+    return value
+
+
+# Every number has a range a real record stays far inside: a typo (1e12 layers) is an error, not a hang.
+PositiveInt = Annotated[int, Field(gt=0, le=10**15)]
+NonNegativeInt = Annotated[int, Field(ge=0, le=10**15)]
+PositiveFloat = Annotated[float, Field(gt=0, le=1e15)]
+Layers = Annotated[int, Field(ge=1, le=1024)]
+Width = Annotated[int, Field(ge=1, le=1_048_576)]
+Heads = Annotated[int, Field(ge=1, le=65_536)]
+Tokens = Annotated[int, Field(ge=1, le=1_000_000_000)]
+Date = Annotated[dt.date, AfterValidator(_sane_date)]
 Slug = Annotated[str, Field(pattern=SLUG_RE.pattern, min_length=1, max_length=80)]
-Source = Annotated[str, Field(min_length=5)]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+Prose = Annotated[str, Field(max_length=20_000)]
+# A source is an https URL or `owner/repo:path[@commit]` in a public Git repository.
+SOURCE_RE = re.compile(
+    r"^(?:https://[A-Za-z0-9.-]+(?::\d+)?(?:[/?#][^\s<>\"'`\\]*)?"
+    r"|[A-Za-z0-9][\w.-]*/[\w.-]+:[^<>\"'`\\@:]+(?:@[0-9a-f]{7,40})?)$"
+)
+Source = Annotated[
+    str,
+    Field(min_length=5, max_length=2000),
+    _matching(SOURCE_RE.pattern, "an https:// URL or owner/repo:path[@commit] of a public Git repository"),
+]
+# A Hugging Face repo id: owner/name of letters, digits, '-', '_', '.', neither part starting with
+# '-' or '.', at most 96 characters each (the Hub's own rule); it goes into commands and URLs.
+HF_REPO_RE = r"^[A-Za-z0-9_][\w.-]{0,95}/[A-Za-z0-9_][\w.-]{0,95}$"
+HfRepo = Annotated[
+    str, _matching(HF_REPO_RE, "a Hugging Face repo id owner/name (letters, digits, '-', '_', '.')")
+]
+# An Ollama model reference: [namespace/]name[:tag], or hf.co/owner/repo[:tag] for a Hub GGUF.
+OLLAMA_RE = (
+    r"^(?:hf\.co/[A-Za-z0-9_][\w.-]*/[A-Za-z0-9_][\w.-]*|(?:[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*)"
+    r"(?::[A-Za-z0-9_][\w.-]{0,127})?$"
+)
+OllamaRef = Annotated[
+    str, Field(max_length=200), _matching(OLLAMA_RE, "an Ollama model name[:tag] or hf.co/owner/repo[:tag]")
+]
 
 
 class Architecture(Frozen):
     """The text model's shape, as in its config.json."""
 
-    model_type: str
-    num_layers: PositiveInt
-    hidden_size: PositiveInt
-    intermediate_size: NonNegativeInt
-    num_attention_heads: PositiveInt
-    num_kv_heads: PositiveInt
-    head_dim: PositiveInt
-    vocab_size: PositiveInt
-    max_context: PositiveInt
+    model_type: Annotated[str, _matching(r"[A-Za-z0-9_.-]{1,64}", "a config.json model_type such as llama")]
+    num_layers: Layers
+    hidden_size: Width
+    intermediate_size: Annotated[int, Field(ge=0, le=1_048_576)]
+    num_attention_heads: Heads
+    num_kv_heads: Heads
+    head_dim: Width
+    vocab_size: Annotated[int, Field(ge=1, le=10_000_000)]
+    max_context: Tokens
     tie_word_embeddings: bool
     attention_bias: bool = False
     attention_output_bias: bool = False
@@ -65,38 +143,38 @@ class Architecture(Frozen):
 class MLA(Frozen):
     """Multi-head latent attention (DeepSeek V2/V3): the KV cache holds one latent per token."""
 
-    kv_lora_rank: PositiveInt
-    qk_rope_head_dim: PositiveInt
-    qk_nope_head_dim: PositiveInt
-    v_head_dim: PositiveInt
-    q_lora_rank: PositiveInt | None = None
+    kv_lora_rank: Width
+    qk_rope_head_dim: Width
+    qk_nope_head_dim: Width
+    v_head_dim: Width
+    q_lora_rank: Width | None = None
 
 
 class LinearAttention(Frozen):
     """Gated delta net layers (Qwen3-Next): a fixed recurrent state per sequence."""
 
-    num_key_heads: PositiveInt
-    key_head_dim: PositiveInt
-    num_value_heads: PositiveInt
-    value_head_dim: PositiveInt
-    conv_kernel: PositiveInt
+    num_key_heads: Heads
+    key_head_dim: Width
+    num_value_heads: Heads
+    value_head_dim: Width
+    conv_kernel: Annotated[int, Field(ge=1, le=64)]
 
 
 class Mamba(Frozen):
     """Mamba-2 layers: a conv state and an SSM state per sequence."""
 
-    d_inner: PositiveInt
-    d_state: PositiveInt
-    n_groups: PositiveInt
-    d_conv: PositiveInt
-    num_heads: PositiveInt
+    d_inner: Width
+    d_state: Width
+    n_groups: Heads
+    d_conv: Annotated[int, Field(ge=1, le=64)]
+    num_heads: Heads
 
 
 class Attention(Frozen):
     """Which layers attend how. ``layer_pattern`` repeats to num_layers: f full, s sliding, l linear, m mamba."""
 
-    layer_pattern: Annotated[str, Field(pattern=r"^[fslm]+$")] = "f"
-    sliding_window: PositiveInt | None = None
+    layer_pattern: Annotated[str, Field(pattern=r"^[fslm]+$", max_length=1024)] = "f"
+    sliding_window: Tokens | None = None
     mla: MLA | None = None
     linear: LinearAttention | None = None
     mamba: Mamba | None = None
@@ -123,16 +201,16 @@ class MoE(Frozen):
         """Whether layer ``i`` (from 0) routes to experts."""
         return i >= self.first_dense_layers and (i + 1) % self.layer_interval == 0
 
-    num_experts: PositiveInt
-    experts_per_token: PositiveInt
-    expert_intermediate_size: PositiveInt
-    shared_experts: NonNegativeInt = 0
-    shared_expert_intermediate_size: NonNegativeInt = 0
-    first_dense_layers: NonNegativeInt = 0
-    layer_interval: PositiveInt = 1
+    num_experts: Heads
+    experts_per_token: Heads
+    expert_intermediate_size: Width
+    shared_experts: Annotated[int, Field(ge=0, le=65_536)] = 0
+    shared_expert_intermediate_size: Annotated[int, Field(ge=0, le=1_048_576)] = 0
+    first_dense_layers: Annotated[int, Field(ge=0, le=1024)] = 0
+    layer_interval: Layers = 1
     router_bias: bool = False
     shared_expert_gate: bool = False
-    extra_layers_not_loaded: NonNegativeInt = 0
+    extra_layers_not_loaded: Annotated[int, Field(ge=0, le=1024)] = 0
 
     @model_validator(mode="after")
     def _k_le_e(self) -> Self:
@@ -144,38 +222,39 @@ class MoE(Frozen):
 class Artifacts(Frozen):
     """Published weights a user can download, by format family."""
 
-    gguf: tuple[str, ...] = ()
-    awq: tuple[str, ...] = ()
-    gptq: tuple[str, ...] = ()
-    fp8: tuple[str, ...] = ()
-    mlx: tuple[str, ...] = ()
-    ollama: str | None = None
+    gguf: tuple[HfRepo, ...] = ()
+    awq: tuple[HfRepo, ...] = ()
+    gptq: tuple[HfRepo, ...] = ()
+    fp8: tuple[HfRepo, ...] = ()
+    mlx: tuple[HfRepo, ...] = ()
+    ollama: OllamaRef | None = None
 
 
 ParamsKind = Literal["exact", "published", "derived"]
-DateOrUnknown = dt.date | Literal["unknown"]
+DateOrUnknown = Date | Literal["unknown"]
+Params = Annotated[int, Field(ge=1, le=10**14)]
 
 
 class Model(Frozen):
     """One open-weight LLM of the catalog."""
 
     slug: Slug
-    hf_id: Annotated[str, Field(pattern=r"^[\w.-]+/[\w.-]+$")]
-    name: str
-    organization: str
-    family: str
-    license: str
+    hf_id: HfRepo
+    name: Name
+    organization: Name
+    family: Name
+    license: Name
     release_date: DateOrUnknown = "unknown"
-    params_total: PositiveInt | None = None
+    params_total: Params | None = None
     params_total_kind: ParamsKind = "derived"
-    params_active: PositiveInt | None = None
+    params_active: Params | None = None
     params_active_kind: ParamsKind | None = None
     architecture: Architecture
     attention: Attention = Attention()
     moe: MoE | None = None
     artifacts: Artifacts = Artifacts()
     sources: tuple[Source, ...] = Field(min_length=1)
-    notes: str = ""
+    notes: Prose = ""
 
     @model_validator(mode="after")
     def _active(self) -> Self:
@@ -204,35 +283,38 @@ HardwareKindField = Annotated[HardwareKind, Field(strict=False)]
 class Price(Frozen):
     """A purchase price with the day it was seen."""
 
-    usd: PositiveFloat
-    date: dt.date
+    usd: Annotated[float, Field(gt=0, le=1e8)]
+    date: Date
     kind: Literal["launch_msrp", "street", "list"]
     source: Source | None = None
+
+
+Tflops = Annotated[float, Field(gt=0, le=1_000_000)]
 
 
 class Hardware(Frozen):
     """One accelerator (or unified-memory machine) of the catalog."""
 
     slug: Slug
-    name: str
-    vendor: str
+    name: Name
+    vendor: Name
     kind: HardwareKindField
     release_date: DateOrUnknown = "unknown"
-    memory_gib: PositiveFloat | None = None
-    memory_gb: PositiveFloat | None = None
-    memory_type: str | None = None
-    bandwidth_gbps: PositiveFloat
-    tflops_bf16: PositiveFloat | None = None
-    tflops_fp16: PositiveFloat | None = None
-    tflops_fp8: PositiveFloat | None = None
-    tops_int8: PositiveFloat | None = None
-    tdp_w: PositiveFloat | None = None
-    interconnect: str | None = None
-    chips: PositiveInt = 1
-    gpu_memory_limit_gib: PositiveFloat | None = None
+    memory_gib: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    memory_gb: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    memory_type: Name | None = None
+    bandwidth_gbps: Annotated[float, Field(gt=0, le=1_000_000)]
+    tflops_bf16: Tflops | None = None
+    tflops_fp16: Tflops | None = None
+    tflops_fp8: Tflops | None = None
+    tops_int8: Tflops | None = None
+    tdp_w: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    interconnect: Name | None = None
+    chips: Annotated[int, Field(ge=1, le=64)] = 1
+    gpu_memory_limit_gib: Annotated[float, Field(gt=0, le=100_000)] | None = None
     price: Price | None = None
     sources: tuple[Source, ...] = Field(min_length=1)
-    notes: str = ""
+    notes: Prose = ""
 
     @model_validator(mode="after")
     def _memory(self) -> Self:
@@ -270,30 +352,38 @@ FormatFamilyField = Annotated[FormatFamily, Field(strict=False)]
 class ReferenceFile(Frozen):
     """A real file whose size sets a mix format's effective bits per weight."""
 
-    model: str
-    params: PositiveInt
-    embedding_params: NonNegativeInt
-    output_params: NonNegativeInt
-    file_gib: PositiveFloat
+    model: Name
+    params: Params
+    embedding_params: Annotated[int, Field(ge=0, le=10**14)]
+    output_params: Annotated[int, Field(ge=0, le=10**14)]
+    file_gib: Annotated[float, Field(gt=0, le=1_000_000)]
     source: Source
+
+
+# Bits per stored weight: from 1-bit formats to 32-bit floats.
+Bits = Annotated[float, Field(gt=0, le=32)]
+# A format or KV-dtype name goes into launch commands and URLs (`?quant=Q4_K_M`).
+FormatName = Annotated[
+    str, _matching(r"[A-Za-z0-9][A-Za-z0-9_. +-]{0,39}", "a format name of letters, digits, ' ', '_', '.', '+', '-'")
+]
 
 
 class QuantFormat(Frozen):
     """A weight format: bits per weight of the bulk, and what it keeps at other precisions."""
 
-    name: str
+    name: FormatName
     family: FormatFamilyField
-    description: str
-    bits_per_weight: PositiveFloat
-    embedding_bpw: PositiveFloat
-    output_bpw: PositiveFloat
-    small_tensor_bpw: PositiveFloat
-    expert_bpw: PositiveFloat | None = None
+    description: Annotated[str, Field(max_length=2000)]
+    bits_per_weight: Bits
+    embedding_bpw: Bits
+    output_bpw: Bits
+    small_tensor_bpw: Bits
+    expert_bpw: Bits | None = None
     moe_only: bool = False
     reference: ReferenceFile | None = None
-    aliases: tuple[str, ...] = ()
+    aliases: tuple[FormatName, ...] = ()
     source: Source
-    derivation: str
+    derivation: Prose
 
     @model_validator(mode="after")
     def _reference_matches(self) -> Self:
@@ -311,36 +401,36 @@ class QuantFormat(Frozen):
 class KVDtype(Frozen):
     """A KV-cache element type and its bytes per element (block scales included)."""
 
-    name: str
-    bytes_per_element: PositiveFloat
-    engines: tuple[str, ...]
+    name: FormatName
+    bytes_per_element: Annotated[float, Field(gt=0, le=8)]
+    engines: tuple[Name, ...]
     source: Source
 
 
 class CloudOffer(Frozen):
     """A dated rental price for an instance with ``gpus`` of one catalog accelerator."""
 
-    provider: str
-    instance: str
+    provider: Name
+    instance: Name
     hardware: Slug
-    gpus: PositiveInt
-    usd_per_hour: PositiveFloat
+    gpus: Annotated[int, Field(ge=1, le=4096)]
+    usd_per_hour: Annotated[float, Field(gt=0, le=100_000)]
     billing: Literal["on_demand", "spot", "reserved_1y", "reserved_3y", "community"]
-    date_seen: dt.date
+    date_seen: Date
     source: Source
-    notes: str = ""
+    notes: Prose = ""
 
 
 class ApiPrice(Frozen):
     """A dated serverless API price for a catalog model, per million tokens."""
 
     model: Slug
-    provider: str
-    input_usd_per_mtok: Annotated[float, Field(ge=0)]
-    output_usd_per_mtok: Annotated[float, Field(ge=0)]
-    date_seen: dt.date
+    provider: Name
+    input_usd_per_mtok: Annotated[float, Field(ge=0, le=10_000)]
+    output_usd_per_mtok: Annotated[float, Field(ge=0, le=10_000)]
+    date_seen: Date
     source: Source
-    notes: str = ""
+    notes: Prose = ""
 
 
 EngineName = Literal["llama.cpp", "vllm", "ollama", "mlx", "sglang"]
@@ -352,22 +442,22 @@ class Throughput(Frozen):
     """One measured speed with its source: decode (tg) or prefill (pp) tokens per second."""
 
     model: Slug | None = None
-    model_ref: str | None = None
-    params: PositiveInt | None = None
+    model_ref: Name | None = None
+    params: Params | None = None
     hardware: Slug
     engine: EngineName
-    quant: str
+    quant: Name
     test: Annotated[str, Field(pattern=r"^(tg|pp)\d+$|^(decode|prefill)_b\d+_ctx\d+$")]
-    tok_s: PositiveFloat
+    tok_s: Annotated[float, Field(gt=0, le=10_000_000)]
     backend: Backend | None = None
-    size_gib: PositiveFloat | None = None
-    context: NonNegativeInt = 0
-    batch: PositiveInt = 1
-    gpus: PositiveInt = 1
-    date: dt.date | None = None
+    size_gib: Annotated[float, Field(gt=0, le=1_000_000)] | None = None
+    context: Annotated[int, Field(ge=0, le=1_000_000_000)] = 0
+    batch: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    gpus: Annotated[int, Field(ge=1, le=4096)] = 1
+    date: Date | None = None
     outlier: bool = False
     source: Source
-    notes: str = ""
+    notes: Prose = ""
 
     @model_validator(mode="after")
     def _model(self) -> Self:
@@ -376,38 +466,41 @@ class Throughput(Frozen):
         return self
 
 
+Mib = Annotated[float, Field(gt=0, le=1e9)]
+
+
 class MemoryLog(Frozen):
     """Buffer sizes an engine printed when it loaded a catalog model (e.g. llama.cpp's
     ``KV buffer size = 1024.00 MiB``). Sums over devices, and over the SWA and non-SWA caches."""
 
     model: Slug
     engine: EngineName
-    quant: str | None = None
-    n_ctx: PositiveInt
-    n_seq: PositiveInt = 1
-    kv_type: str = "fp16"
-    kv_buffer_mib: PositiveFloat
-    model_buffer_mib: PositiveFloat | None = None
-    compute_buffer_mib: PositiveFloat | None = None
-    n_ubatch: PositiveInt | None = None
+    quant: Name | None = None
+    n_ctx: Tokens
+    n_seq: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    kv_type: Name = "fp16"
+    kv_buffer_mib: Mib
+    model_buffer_mib: Mib | None = None
+    compute_buffer_mib: Mib | None = None
+    n_ubatch: Tokens | None = None
     flash_attn: bool | None = None
-    build: str | None = None
-    date: dt.date | None = None
+    build: Name | None = None
+    date: Date | None = None
     source: Source
-    notes: str = ""
+    notes: Prose = ""
 
 
 class FileSize(Frozen):
     """A real published weight-file size."""
 
     model: Slug | None = None
-    model_ref: str
-    quant: str
-    bytes: PositiveInt | None = None
-    gib: PositiveFloat | None = None
-    gb: PositiveFloat | None = None
+    model_ref: Name
+    quant: Name
+    bytes: Annotated[int, Field(ge=1, le=10**15)] | None = None
+    gib: Annotated[float, Field(gt=0, le=1_000_000)] | None = None
+    gb: Annotated[float, Field(gt=0, le=1_000_000)] | None = None
     source: Source
-    notes: str = ""
+    notes: Prose = ""
 
     @model_validator(mode="after")
     def _one_size(self) -> Self:
@@ -416,51 +509,55 @@ class FileSize(Frozen):
         return self
 
 
+# Bytes an engine reserves on a device: at most a terabyte.
+Bytes = Annotated[int, Field(ge=0, le=10**12)]
+
+
 class EngineProfile(Frozen):
     """How one inference engine lays out memory, with the sources of its constants."""
 
     name: EngineName
-    label: str
-    default_kv_dtype: str
+    label: Name
+    default_kv_dtype: FormatName
     formats: tuple[FormatFamilyField, ...]
     hardware_kinds: tuple[HardwareKindField, ...]
     memory_utilization: Annotated[float, Field(gt=0, le=1)]
     kv_allocation: Literal["shared_pool", "paged", "per_seq_steps"]
-    context_pad_tokens: PositiveInt
-    batch_tokens: PositiveInt
-    runtime_bytes_per_gpu: NonNegativeInt
-    runtime_bytes_extra_gpu: NonNegativeInt = 0
+    context_pad_tokens: Annotated[int, Field(ge=1, le=1_048_576)]
+    batch_tokens: Annotated[int, Field(ge=1, le=1_048_576)]
+    runtime_bytes_per_gpu: Bytes
+    runtime_bytes_extra_gpu: Bytes = 0
     compute_buffer: Literal["logits_ubatch", "activation_profile", "none"]
-    activation_bytes_dense: NonNegativeInt = 0
-    activation_bytes_moe: NonNegativeInt = 0
-    state_conv_bytes: PositiveFloat
-    state_ssm_bytes: PositiveFloat
+    activation_bytes_dense: Bytes = 0
+    activation_bytes_moe: Bytes = 0
+    state_conv_bytes: Annotated[float, Field(gt=0, le=8)]
+    state_ssm_bytes: Annotated[float, Field(gt=0, le=8)]
     split: Literal["layer", "tensor", "none"]
     tensor_parallel_efficiency: Annotated[float, Field(gt=0, le=1)] = 1.0
-    allreduce_latency_s: Annotated[float, Field(ge=0)] = 0.0
+    allreduce_latency_s: Annotated[float, Field(ge=0, le=1)] = 0.0
     keeps_embeddings_on_host: bool = False
     sources: tuple[Source, ...] = Field(min_length=1)
-    notes: str = ""
+    notes: Prose = ""
 
 
 class Assumptions(Frozen):
     """Defaults and world constants the engine needs beyond the catalog, each with its source."""
 
     verdict_tight_fraction: Annotated[float, Field(gt=0, lt=1)]
-    default_context: PositiveInt
-    ttft_prompt_tokens: PositiveInt
-    host_ram_bandwidth_gbps: PositiveFloat
-    electricity_usd_per_kwh: PositiveFloat
-    electricity_date: dt.date
+    default_context: Tokens
+    ttft_prompt_tokens: Tokens
+    host_ram_bandwidth_gbps: Annotated[float, Field(gt=0, le=1_000_000)]
+    electricity_usd_per_kwh: Annotated[float, Field(gt=0, le=100)]
+    electricity_date: Date
     hours_per_day: Annotated[float, Field(gt=0, le=24)]
-    days_per_month: PositiveFloat
-    finetune_seq_len: PositiveInt
-    finetune_batch: PositiveInt
-    lora_rank: PositiveInt
-    nf4_bits_per_weight: PositiveFloat
-    adam_bytes_per_param: PositiveFloat
-    activation_bytes_per_token_hidden: PositiveFloat
-    max_gpus: PositiveInt
+    days_per_month: Annotated[float, Field(gt=0, le=31)]
+    finetune_seq_len: Tokens
+    finetune_batch: Annotated[int, Field(ge=1, le=1_000_000)]
+    lora_rank: Annotated[int, Field(ge=1, le=65_536)]
+    nf4_bits_per_weight: Bits
+    adam_bytes_per_param: Annotated[float, Field(gt=0, le=64)]
+    activation_bytes_per_token_hidden: Annotated[float, Field(gt=0, le=1_000)]
+    max_gpus: Annotated[int, Field(ge=1, le=64)]
     sources: tuple[Source, ...] = Field(min_length=1)
 
 
@@ -469,9 +566,9 @@ class DecodeFit(Frozen):
     ``*`` for all): the share of datasheet bandwidth reached and a fixed latency per layer."""
 
     engine: EngineName
-    hardware_class: str
+    hardware_class: Name
     bandwidth_efficiency: Annotated[float, Field(gt=0, le=1)]
-    per_layer_latency_s: Annotated[float, Field(ge=0)]
+    per_layer_latency_s: Annotated[float, Field(ge=0, le=1)]
     rows: NonNegativeInt
 
 
@@ -480,7 +577,7 @@ class PrefillFit(Frozen):
     vendor, or ``*``): the share of dense 16-bit peak FLOP/s a dense model reaches."""
 
     engine: EngineName
-    hardware_class: str
+    hardware_class: Name
     compute_efficiency: Annotated[float, Field(gt=0, le=1)]
     rows: NonNegativeInt
 
@@ -506,11 +603,11 @@ class ErrorSummary(Frozen):
     rows: NonNegativeInt
     hardware: NonNegativeInt
     models: NonNegativeInt
-    in_sample: Annotated[float, Field(ge=0)]
-    leave_one_hardware_out: Annotated[float, Field(ge=0)]
-    leave_one_model_out: Annotated[float, Field(ge=0)]
-    ratio_low: PositiveFloat
-    ratio_high: PositiveFloat
+    in_sample: Annotated[float, Field(ge=0, le=100)]
+    leave_one_hardware_out: Annotated[float, Field(ge=0, le=100)]
+    leave_one_model_out: Annotated[float, Field(ge=0, le=100)]
+    ratio_low: Annotated[float, Field(gt=0, le=100)]
+    ratio_high: Annotated[float, Field(gt=0, le=100)]
 
     @property
     def out_of_sample(self) -> float:
@@ -521,9 +618,9 @@ class ErrorSummary(Frozen):
 class Calibration(Frozen):
     """The output of ``make calibrate``: fitted constants and the data they were fitted on."""
 
-    fitted_on: dt.date
-    measurements_sha256: str
-    method: str
+    fitted_on: Date
+    measurements_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    method: Annotated[str, Field(max_length=20_000)]
     decode: ErrorSummary | None = None
     prefill: ErrorSummary | None = None
     decode_fits: tuple[DecodeFit, ...]

@@ -23,6 +23,11 @@ from generator.content.schema import (
 )
 from generator.engine.speed import SpeedConstants
 
+# Bounds far above any real deployment: past them an input is a mistake, not a scenario.
+MAX_CONTEXT = 1_000_000_000
+MAX_BATCH = 1_000_000
+MAX_GPUS = 4096
+
 
 @dataclasses.dataclass(frozen=True)
 class Scenario:
@@ -37,12 +42,12 @@ class Scenario:
     offload: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.context < 1:
-            raise ValueError(f"context must be at least 1 token, got {self.context}")
-        if self.batch < 1:
-            raise ValueError(f"batch must be at least 1 sequence, got {self.batch}")
-        if self.gpus < 1:
-            raise ValueError(f"gpus must be at least 1, got {self.gpus}")
+        if not 1 <= self.context <= MAX_CONTEXT:
+            raise ValueError(f"context must be from 1 to {MAX_CONTEXT:,} tokens, got {self.context}")
+        if not 1 <= self.batch <= MAX_BATCH:
+            raise ValueError(f"batch must be from 1 to {MAX_BATCH:,} sequences, got {self.batch}")
+        if not 1 <= self.gpus <= MAX_GPUS:
+            raise ValueError(f"gpus must be from 1 to {MAX_GPUS}, got {self.gpus}")
         if not 0.0 <= self.offload <= 1.0:
             raise ValueError(f"offload must be a fraction from 0 to 1, got {self.offload}")
 

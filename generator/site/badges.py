@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from xml.sax.saxutils import escape
+from html import escape
 
 from generator.content.schema import HardwareKind
 from generator.site.views import PairData
@@ -62,9 +62,10 @@ def svg(b: Badge) -> str:
     lw = round(len(b.label) * CHAR_W + PAD)
     mw = round(len(b.message) * CHAR_W + PAD)
     w = lw + mw
-    title = escape(f"{b.label}: {b.message}")
-    label = escape(b.label)
-    message = escape(b.message)
+    # Quotes too (html.escape's default): the title also goes into an attribute.
+    title = escape(f"{b.label}: {b.message}", quote=True)
+    label = escape(b.label, quote=True)
+    message = escape(b.message, quote=True)
     color = COLORS[b.verdict]
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="20" role="img" aria-label="{title}">'

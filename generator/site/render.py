@@ -21,6 +21,10 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 CACHE = Path(__file__).resolve().parents[2] / ".cache" / "jinja"
 
 
+# The one inline style of every page (inside <noscript>); the Content-Security-Policy allows it by hash.
+NOSCRIPT_CSS = ".js-only{display:none!important}"
+
+
 def json_script(data: Any) -> Markup:
     """JSON safe inside a <script type="application/...json"> element."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -153,6 +157,7 @@ def environment(lang: str) -> jinja2.Environment:
         html_lang=HTML_LANG[lang],
         urls=routes,
         json_script=json_script,
+        noscript_css=NOSCRIPT_CSS,
         source_url=source_url,
         **helpers(lang),
     )

@@ -4,7 +4,7 @@ xhtml:link alternates for every language; and robots.txt pointing to the index."
 from __future__ import annotations
 
 from collections.abc import Iterator
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 
 from generator.content.catalog import Catalog
 from generator.site.i18n import HREFLANG
@@ -26,7 +26,7 @@ def outputs(
             chunks.append(name)
             lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<urlset {NS}>"]
             for r in pages[start : start + max_urls]:
-                lines.append(f"<url><loc>{base_url}{r.path}</loc>")
+                lines.append(f"<url><loc>{escape(base_url + r.path)}</loc>")
                 for other in langs:
                     href = quoteattr(base_url + r.in_lang(other).path)
                     lines.append(f'<xhtml:link rel="alternate" hreflang="{HREFLANG[other]}" href={href}/>')
@@ -38,7 +38,7 @@ def outputs(
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
     ]
-    index += [f"<sitemap><loc>{base_url}/{c}</loc></sitemap>" for c in chunks]
+    index += [f"<sitemap><loc>{escape(f'{base_url}/{c}')}</loc></sitemap>" for c in chunks]
     index.append("</sitemapindex>")
     yield "sitemap.xml", ("\n".join(index) + "\n").encode()
     yield "robots.txt", f"User-agent: *\nAllow: /\nSitemap: {base_url}/sitemap.xml\n".encode()

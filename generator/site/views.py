@@ -192,7 +192,7 @@ def commands(
         parts = ["llama-server", *shlex.split(source), "-c", str(context), "-ngl", "99", "-fa", "on"]
         if gpus > 1:
             parts += ["--split-mode", "layer"]
-        out.append(Command("llama.cpp", row.fmt.name, " ".join(parts), repo, row.est.memory.verdict != "oom"))
+        out.append(Command("llama.cpp", row.fmt.name, shlex.join(parts), repo, row.est.memory.verdict != "oom"))
     row = pick("vllm")
     if row and row.est:
         gpus = row.est.min_gpus or 1
@@ -215,7 +215,7 @@ def commands(
                 parts += ["--quantization", "fp8"]
             if gpus > 1:
                 parts += ["--tensor-parallel-size", str(gpus)]
-            out.append(Command("vllm", row.fmt.name, " ".join(parts), repo, row.est.memory.verdict != "oom"))
+            out.append(Command("vllm", row.fmt.name, shlex.join(parts), repo, row.est.memory.verdict != "oom"))
     if art.ollama and hw.kind is not HardwareKind.npu:
         text = f"FROM {art.ollama}\nPARAMETER num_ctx {context}"
         fits = any(r.est and r.est.memory.verdict != "oom" for r in matrix if r.fmt.name == DEFAULT_FORMAT)

@@ -5,8 +5,11 @@ Review the diff of tests/golden/dist/ like code: it is every byte the change mov
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
+from generator.build.outdir import MARKER
 from generator.build.writer import build
 from generator.content.loader import load_catalog
 
@@ -17,12 +20,17 @@ BASE_URL = "https://sizewise.example"
 
 
 def build_golden(out: Path) -> str:
-    """Build the fixture catalog into ``out`` with the golden settings (one job, fixed base URL, no cache)."""
+    """Build the fixture catalog into ``out`` (a new folder) with the golden settings (one job, fixed base
+    URL, no cache), without the build's own bookkeeping (its marker and change list)."""
     summary = build(load_catalog(CONTENT), out, jobs=1, base_url=BASE_URL, content=CONTENT, force=True)
-    for leftover in (out.with_name(out.name + ".manifest.json"), out.with_name(out.name + ".changed.txt")):
-        leftover.unlink(missing_ok=True)
+    (out / MARKER).unlink()
+    out.with_name(out.name + ".changed.txt").unlink(missing_ok=True)
     return summary
 
 
 if __name__ == "__main__":
-    print(build_golden(DIST))
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = build_golden(Path(tmp) / "dist")
+        shutil.rmtree(DIST, ignore_errors=True)
+        shutil.copytree(Path(tmp) / "dist", DIST)
+    print(summary)

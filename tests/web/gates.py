@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import http.server
 import json
 import os
@@ -20,6 +19,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+
+from generator.build.serve import handler_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / "tools" / "node_modules"
@@ -55,15 +56,10 @@ SAMPLE_HARDWARE = (
 )
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        pass
-
-
 @contextlib.contextmanager
 def serve(root: Path) -> Iterator[str]:
     """Serve ``root`` on 127.0.0.1 (a free port) for the duration of the block; yields the base URL."""
-    handler = functools.partial(QuietHandler, directory=str(root))
+    handler = handler_for(root)  # the site's own _headers (its Content-Security-Policy) apply
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
