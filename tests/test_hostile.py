@@ -7,6 +7,8 @@ command line in this process, the way a contributor's pull request would reach C
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -22,6 +24,8 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from generator import cli
 from generator.build import outdir, writer
@@ -157,7 +161,7 @@ def test_broken_catalog_is_one_clear_error_and_dist_is_untouched(
 def test_quote_in_a_name_cannot_break_out_of_svg_or_html(site: tuple[Path, Path]) -> None:
     content, out = site
     for path in (content / "hardware").iterdir():
-        edit(path, "\nname: ", "\nname: X\" onload=\"alert(1)\" a='<b>&amp; ")
+        edit(path, "\nname: ", "\nname: X\" onload=\"alert(1)\" a='<b>&amp; </title><script>alert(2)</script> ")
     assert cli.main(["--content", str(content), "build", "--out", str(out), "--jobs", "1"]) == 0
     badge = (out / "badges/llama-3-1-8b-instruct.svg").read_text(encoding="utf-8")
     root = ElementTree.fromstring(badge)
@@ -171,6 +175,7 @@ def test_quote_in_a_name_cannot_break_out_of_svg_or_html(site: tuple[Path, Path]
         parser.feed(page.read_text(encoding="utf-8"))
         assert "b" not in parser.tags, page
         assert not [a for a in parser.attributes if a.startswith("on")], page
+        assert all(s.get("src") or "json" in (s.get("type") or "") for s in parser.scripts), page
         shown += any('X" onload="alert(1)' in v for v in parser.values)
     assert shown > 10, "the name is shown intact (as text) in attributes of many pages"
 
@@ -178,16 +183,22 @@ def test_quote_in_a_name_cannot_break_out_of_svg_or_html(site: tuple[Path, Path]
 class Elements(HTMLParser):
     """The tags, attribute names and attribute values of a page, as a browser would parse them."""
 
+    # A browser reads <title> and <textarea> as text up to their end tag (RCDATA), like <script>.
+    CDATA_CONTENT_ELEMENTS = ("script", "style", "title", "textarea")
+
     def __init__(self) -> None:
         super().__init__()
         self.tags: set[str] = set()
         self.attributes: set[str] = set()
         self.values: list[str] = []
+        self.scripts: list[dict[str, str | None]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
         self.attributes.update(name for name, _ in attrs)
         self.values += [value or "" for _, value in attrs]
+        if tag == "script":
+            self.scripts.append(dict(attrs))
 
 
 def test_launch_commands_are_quoted_parts(site: tuple[Path, Path]) -> None:
@@ -254,19 +265,24 @@ def test_full_disk_leaves_previous_dist(
     )
 
 
-def test_read_only_output_folder_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_read_only_output_folder_is_one_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     parent = tmp_path / "ro"
     parent.mkdir()
-    code, err = run(capsys, "--content", str(GOLDEN), "build", "--out", str(parent / "x" / "dist"))
-    assert code == 0, err
-    if os.geteuid() == 0:
-        pytest.skip("root writes through read-only permissions")
-    parent.chmod(0o555)
+    if os.geteuid() == 0:  # root writes through permission bits: have the file system refuse instead
+        def refuse(*args: object, **kwargs: object) -> str:
+            raise OSError(errno.EROFS, "Read-only file system", str(parent))
+
+        monkeypatch.setattr(outdir.tempfile, "mkdtemp", refuse)
+    else:
+        parent.chmod(0o555)
     try:
-        code, err = run(capsys, "--content", str(GOLDEN), "build", "--out", str(parent / "y"))
-        assert code == 2 and "Permission denied" in err
+        code, err = run(capsys, "--content", str(GOLDEN), "build", "--out", str(parent / "dist"))
     finally:
         parent.chmod(0o755)
+    assert code == 2 and ("Read-only" in err or "Permission denied" in err) and "Traceback" not in err
+    assert not (parent / "dist").exists()
 
 
 def test_output_is_world_readable_whatever_the_umask(tmp_path: Path) -> None:
@@ -473,3 +489,77 @@ def test_killed_build_leaves_no_workers_and_the_next_build_cleans_up(tmp_path: P
     code = cli.main(["--content", str(GOLDEN), "build", "--out", str(out), "--jobs", "1"])
     assert code == 0
     assert not list(tmp_path.glob(".dist.tmp-*"))
+
+
+# Values a hostile or careless edit puts where a catalog value was.
+HOSTILE_SCALARS = [
+    "-1", "0", "1e12", "1000000000000", "1.0e+300", ".inf", "-.inf", ".nan", "2022-13-45", "0000-00-00",
+    "'x\\u202e'", '"\\x00"', "&a 1", "*a", "[", "{", "}", "!!binary AAAA", "!!python/name:os.system", "~",
+    "true", "[1, 2]", "{a: 1}", "'" + "x" * 300 + "'", "'evil/repo; rm -rf ~'", "|\n  multi\n  line",
+]
+
+
+@settings(max_examples=120, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.data(),
+    which=st.sampled_from([(MODEL, "Model"), (HARDWARE, "Hardware"), ("formats.yaml", "FormatsFile")]),
+)
+def test_mutated_catalog_files_give_problems_never_tracebacks(data: st.DataObject, which: tuple[str, str]) -> None:
+    """Random edits of real catalog files: each is valid (and estimates) or is a list of located problems."""
+    from generator.content import loader, schema
+    from generator.content.loader import Problem, load_catalog, parse_file
+    from generator.engine.estimate import ScenarioError, estimate
+    from generator.engine.scenario import Scenario, World
+
+    rel, model_name = which
+    lines = (GOLDEN / rel).read_text(encoding="utf-8").splitlines()
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(0, len(lines) - 1))
+        action = data.draw(st.sampled_from(["value", "delete", "duplicate", "indent"]))
+        if action == "value" and ":" in lines[i]:
+            key = lines[i].split(":", 1)[0]
+            lines[i] = f"{key}: {data.draw(st.sampled_from(HOSTILE_SCALARS))}"
+        elif action == "delete":
+            del lines[i]
+        elif action == "duplicate":
+            lines.insert(i, lines[i])
+        else:
+            lines[i] = "  " + lines[i]
+        if not lines:
+            lines = ["x"]
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"sizewise-hostile-{os.getpid()}"
+    path = tmp / "content" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems: list[Problem] = []
+    record = getattr(schema, model_name, None) or getattr(loader, model_name)
+    parsed = parse_file(path, record, tmp / "content", problems)
+    assert (parsed is None) == bool(problems)
+    for p in problems:
+        assert p.file.endswith(rel) and p.message
+    if parsed is not None and model_name != "FormatsFile":
+        catalog = load_catalog(GOLDEN)
+        model = parsed.value if model_name == "Model" else catalog.model("llama-3-1-8b-instruct")
+        hw = parsed.value if model_name == "Hardware" else catalog.hw("rtx-4090")
+        engine = catalog.engine("llama.cpp")
+        sc = Scenario(fmt=catalog.format("Q4_K_M"), kv=catalog.kv_dtype("fp16"), engine=engine, context=8192)
+        world = World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+        with contextlib.suppress(ScenarioError):
+            estimate(model, hw, sc, world).keys()
+
+
+def test_markdown_pages_keep_text_and_drop_script_links(site: tuple[Path, Path]) -> None:
+    content, out = site
+    page = content / "pages/en/methodology.md"
+    page.write_text(
+        page.read_text(encoding="utf-8")
+        + "\n[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) ![c](data:text/html,x) <img src=x onerror=alert(1)>"
+        + " [ok](https://example.org/)\n",
+        encoding="utf-8",
+    )
+    assert cli.main(["--content", str(content), "build", "--out", str(out), "--jobs", "1"]) == 0
+    parser = Elements()
+    parser.feed((out / "en/methodology/index.html").read_text(encoding="utf-8"))
+    assert not [v for v in parser.values if v.lower().startswith(("javascript:", "data:"))]
+    assert "onerror" not in parser.attributes
+    assert "https://example.org/" in parser.values

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from datetime import timedelta
@@ -53,7 +54,8 @@ DEEPSEEK_V2_LITE = {
     "first_k_dense_replace": 1,
     "tie_word_embeddings": False,
 }
-# Shapes that reach the other readers: layer_types (gpt-oss), linear attention (Qwen3-Next), chunked attention (Llama 4).
+# Shapes that reach the other readers: layer_types (gpt-oss), linear attention (Qwen3-Next) and
+# chunked attention (Llama 4).
 GPT_OSS_LIKE = {
     "model_type": "gpt_oss",
     "num_hidden_layers": 24,
@@ -183,7 +185,10 @@ needs_schema_bounds = pytest.mark.skipif(
         ({"llm_config": 3}, "llm_config must be an object, got 3"),
         ({"_name_or_path": ["Qwen"]}, "_name_or_path must be a string, got a list of 1"),
         ({"hidden_size": 64, "num_attention_heads": 128}, "invalid head_dim"),
-        ({"full_attention_interval": "4", "linear_num_value_heads": 32}, 'full_attention_interval must be a non-negative integer, got "4"'),
+        (
+            {"full_attention_interval": "4", "linear_num_value_heads": 32},
+            'full_attention_interval must be a non-negative integer, got "4"',
+        ),
         ({"attention_chunk_size": 8192, "no_rope_layers": [1, 2]}, "no_rope_layers[1] must be 0 or 1, got 2"),
         ({"sliding_window_pattern": 6, "sliding_window": "1024"}, "sliding_window must be a non-negative integer"),
     ],
@@ -365,7 +370,9 @@ def json_values(ints: st.SearchStrategy[int], floats: st.SearchStrategy[float]) 
     leaves = st.none() | st.booleans() | ints | floats | TEXTS
     return st.recursive(
         leaves,
-        lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.sampled_from(READ_KEYS) | TEXTS, inner, max_size=5),
+        lambda inner: (
+            st.lists(inner, max_size=5) | st.dictionaries(st.sampled_from(READ_KEYS) | TEXTS, inner, max_size=5)
+        ),
         max_leaves=10,
     )
 
@@ -405,22 +412,18 @@ def survives(path: Path, catalog: Catalog, world: World) -> None:
         model: Model = load_config(path)
     except ConfigError as exc:
         message = str(exc)
-        event(f"refused: {message.split(': ', 1)[1].split(' ')[0]}")
+        event("refused")
         assert "\n" not in message and message.startswith(str(path))
         assert "unexpected config.json layout" not in message  # the safety net is never the answer
         return
     event("loaded")
     for hw in ("rtx-4090", "h100-sxm"):
         for sc in scenarios(catalog):
-            try:
+            with contextlib.suppress(ScenarioError):
                 estimate(model, catalog.hw(hw), sc, world)
-            except ScenarioError:
-                pass
 
 
-PROPERTY = settings(
-    max_examples=150, deadline=timedelta(seconds=2), suppress_health_check=[HealthCheck.too_slow]
-)
+PROPERTY = settings(max_examples=150, deadline=timedelta(seconds=2), suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY

@@ -249,7 +249,7 @@ def _validated(record: type[_Record], data: dict[str, Any], origin: dict[str, st
 
 def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
     """A Model for the text part of ``cfg``; parameters are derived, never declared."""
-    origin = {"name": "_name_or_path", "family": "model_type"}
+    origin: dict[str, str] = {}
     top = _Keys(cfg, "", origin)
     text = _text_part(cfg, origin)
     model_type, origin["architecture.model_type"] = _model_type(text, top)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+from xml.etree import ElementTree
 
 import jinja2
 import markdown
+import markdown.extensions
+import markdown.treeprocessors
 import minify_html
 from markupsafe import Markup, escape
 
@@ -31,9 +35,29 @@ def json_script(data: Any) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
+# Link targets a content page may use: web URLs, mail, and paths or fragments on this site.
+_SAFE_URL = re.compile(r"^(?:https?://|mailto:|/(?!/)|#|\.{1,2}/|[\w.-]+(?:[/#?]|$))", re.IGNORECASE)
+
+
+class _SafeLinks(markdown.treeprocessors.Treeprocessor):
+    """Drops link and image targets that are not web URLs or site paths (``javascript:``, ``data:``)."""
+
+    def run(self, root: ElementTree.Element) -> None:
+        for element in root.iter():
+            for attribute in ("href", "src"):
+                value = element.get(attribute)
+                if value is not None and not _SAFE_URL.match(value.strip()):
+                    element.set(attribute, "#")
+
+
+class _SafeLinksExtension(markdown.extensions.Extension):
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 - Markdown's API name
+        md.treeprocessors.register(_SafeLinks(md), "safe_links", 0)
+
+
 def render_markdown(text: str) -> Markup:
-    """Markdown to HTML with raw HTML escaped (content is data, never markup)."""
-    md = markdown.Markdown(extensions=["tables", "toc"], output_format="html")
+    """Markdown to HTML with raw HTML escaped (content is data, never markup) and only safe link targets."""
+    md = markdown.Markdown(extensions=["tables", "toc", _SafeLinksExtension()], output_format="html")
     # Escaping first makes any raw HTML in the source show as text; Markdown syntax is unaffected.
     return Markup(md.convert(str(escape(text))))
 
