@@ -163,7 +163,7 @@ def test_token_simulator_streams(page: Any, base_url: str) -> None:
     page.goto(f"{base_url}/en/models/llama-3-1-8b-instruct/h100-sxm/")
     page.wait_for_selector("#workbench[data-ready]")
     page.click("#wb-sim-start")
-    page.wait_for_function("document.getElementById('wb-sim-out').textContent.length > 40", timeout=10_000)
+    page.wait_for_function("() => document.getElementById('wb-sim-out').textContent.length > 40", timeout=10_000)
     assert "tok" in page.inner_text("#wb-sim-out")
 
 
@@ -217,3 +217,19 @@ def test_hardware_picker_opens_the_pair(page: Any, base_url: str) -> None:
     page.select_option("#hw-pick", "h100-sxm")
     page.click("#hw-picker button")
     page.wait_for_url(f"{base_url}/en/models/{MODEL}/h100-sxm/")
+
+
+def test_pages_run_under_their_content_security_policy(page: Any, base_url: str) -> None:
+    """The server sends the site's _headers: every page type works with no policy violation."""
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if "Content Security Policy" in m.text else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    for lang in ("en", "fr", "zh"):
+        for path in ("", f"models/{MODEL}/", f"models/{MODEL}/{HARDWARE}/", f"hardware/{HARDWARE}/", "accuracy/"):
+            response = page.goto(f"{base_url}/{lang}/{path}")
+            assert response is not None and "script-src 'self'" in response.headers["content-security-policy"]
+    page.wait_for_selector("#search-q")
+    page.fill("#search-q", "qwen")
+    page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    assert problems == []
