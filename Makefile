@@ -38,7 +38,7 @@ i18n: $(STAMP)
 	done
 
 bench: $(STAMP)
-	$(PY) -m generator.build.bench
+	$(PY) -m generator.publish.bench
 
 golden: $(STAMP)
 	$(PY) -m tests.golden.regenerate

@@ -17,16 +17,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generator.build.outdir import OutputError
 from generator.content.catalog import Catalog, UnknownName
 from generator.content.hfconfig import ConfigError, load_config
 from generator.content.loader import ContentErrors, load_catalog, parse_file
 from generator.content.schema import Hardware, Model
-from generator.engine.estimate import ScenarioError, estimate
-from generator.engine.params import count_params, declared_mismatch
-from generator.engine.scenario import Scenario
+from generator.publish.outdir import OutputError
 from generator.site.i18n import LANGS
-from generator.site.views import FAMILY_ENGINE, world_of
+from generator.site.views import FAMILY_ENGINE, facts_of
+from generator.sizing.estimate import ScenarioError, estimate
+from generator.sizing.params import count_params, declared_mismatch
+from generator.sizing.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONTENT = ROOT / "content"
@@ -120,14 +120,14 @@ def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
     model = resolve_model(catalog, args.model)
     hw = resolve_hardware(catalog, args.hardware, args.content)
     sc = build_scenario(catalog, hw, args)
-    est = estimate(model, hw, sc, world_of(catalog))
-    keys = est.keys()
+    est = estimate(model, hw, sc, facts_of(catalog))
+    keys = est.to_dict()
     print(json.dumps(keys, indent=2, ensure_ascii=False) if args.json else human(keys, model, hw))
     return 0
 
 
 def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
-    from generator.build.writer import hardware_summaries, model_summaries
+    from generator.publish.writer import hardware_summaries, model_summaries
 
     if args.what == "models":
         items, cols = model_summaries(catalog), ("slug", "hf_id")
@@ -189,7 +189,7 @@ def cmd_check_content(args: argparse.Namespace, catalog: Catalog) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
-    from generator.build.calibration import calibration_file, render_calibration
+    from generator.publish.calibration import calibration_file, render_calibration
 
     new = render_calibration(catalog, dt.date.today())
     path = calibration_file(args.content)
@@ -233,7 +233,7 @@ def check_base_url(url: str) -> str:
 
 
 def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
-    from generator.build.writer import build
+    from generator.publish.writer import build
 
     langs = (args.locale,) if args.locale else LANGS
     base_url = check_base_url(str(args.base_url or site_config().get("base_url", "")))
@@ -261,7 +261,7 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, catalog: Catalog | None) -> int:
-    from generator.build.serve import serve
+    from generator.publish.serve import serve
 
     base_url = f"http://127.0.0.1:{args.port}"
     return serve(args.content, args.out, args.port, base_url)

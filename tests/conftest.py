@@ -9,8 +9,8 @@ import pytest
 
 from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
-from generator.engine.accuracy import kv_checks, median_abs, size_checks, worst_abs
-from generator.engine.scenario import Scenario, World
+from generator.sizing.accuracy import kv_checks, median_abs, size_checks, worst_abs
+from generator.sizing.scenario import Facts, Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 # SIZEWISE_CONTENT points the suite at another catalog folder (e.g. a snapshot while editing content/).
@@ -24,8 +24,8 @@ def catalog() -> Catalog:
 
 
 @pytest.fixture(scope="session")
-def world(catalog: Catalog) -> World:
-    return World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+def facts(catalog: Catalog) -> Facts:
+    return Facts(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
 
 
 def scenario(

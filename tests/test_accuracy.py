@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from generator.content.catalog import Catalog
-from generator.engine.accuracy import kv_checks, median_abs, size_checks, worst_abs
-from generator.engine.calibrate import calibrate, hardware_key, held_out, points, predictions
-from generator.engine.estimate import estimate
+from generator.sizing.accuracy import kv_checks, median_abs, size_checks, worst_abs
+from generator.sizing.calibrate import calibrate, hardware_key, held_out, points, predictions
+from generator.sizing.estimate import estimate
 from tests.conftest import scenario
 
 BASELINE = Path(__file__).with_name("accuracy-baseline.json")
@@ -110,11 +110,11 @@ def test_held_out_predictions_ignore_the_held_out_rows(catalog: Catalog) -> None
     assert sorted(ins) != sorted(before.values())
 
 
-def test_every_speed_carries_the_out_of_sample_range(catalog: Catalog, world: Any) -> None:
+def test_every_speed_carries_the_out_of_sample_range(catalog: Catalog, facts: Any) -> None:
     cal = catalog.calibration
     assert cal is not None and cal.decode and cal.prefill
-    e = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.hw("rtx-4090"), scenario(catalog), world)
-    k = e.keys()
+    e = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.hw("rtx-4090"), scenario(catalog), facts)
+    k = e.to_dict()
     assert k["decode_tok_s_low"] == pytest.approx(k["decode_tok_s"] * cal.decode.ratio_low, rel=1e-12)
     assert k["decode_tok_s_high"] == pytest.approx(k["decode_tok_s"] * cal.decode.ratio_high, rel=1e-12)
     assert k["prefill_tok_s_low"] == pytest.approx(k["prefill_tok_s"] * cal.prefill.ratio_low, rel=1e-12)

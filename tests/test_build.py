@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import outdir, writer
 from generator.content.catalog import Catalog
+from generator.publish import outdir, writer
 from tests.conftest import CONTENT
 
 

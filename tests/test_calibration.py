@@ -8,12 +8,12 @@ import statistics
 
 import pytest
 
-from generator.build.calibration import render_calibration
 from generator.content.catalog import Catalog
 from generator.content.schema import PrefillFit
-from generator.engine.calibrate import Fits, abs_errors, points, predictions, prompt_tokens
-from generator.engine.estimate import estimate
-from generator.engine.scenario import World, calibration_for, class_label, class_levels, hardware_class, pick
+from generator.publish.calibration import render_calibration
+from generator.sizing.calibrate import Fits, abs_errors, points, predictions, prompt_tokens
+from generator.sizing.estimate import estimate
+from generator.sizing.scenario import Facts, calibration_for, class_label, class_levels, hardware_class, pick
 from tests.conftest import CONTENT, scenario
 
 
@@ -38,14 +38,14 @@ def test_in_sample_error_is_smaller_than_out_of_sample(catalog: Catalog) -> None
         assert sm.ratio_low < 1 < sm.ratio_high
 
 
-def test_the_published_error_is_the_sites_error(catalog: Catalog, world: World) -> None:
+def test_the_published_error_is_the_sites_error(catalog: Catalog, facts: Facts) -> None:
     """Each measurement, predicted by the calibration code, gets the speed its report page shows:
     the error the accuracy page publishes is the error of the site's numbers."""
     assert catalog.calibration is not None
     fits = Fits.committed(catalog.calibration)
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
     # quote the time to first token for the measured prompt, whatever its length
-    world = dataclasses.replace(world, assumptions=world.assumptions.model_copy(update={"ttft_prompt_tokens": 10**6}))
+    facts = dataclasses.replace(facts, assumptions=facts.assumptions.model_copy(update={"ttft_prompt_tokens": 10**6}))
     checked = 0
     for pred in predictions(pts, fits):
         p = pred.point
@@ -53,7 +53,7 @@ def test_the_published_error_is_the_sites_error(catalog: Catalog, world: World) 
         engine = "llama.cpp" if p.row.engine == "ollama" else p.row.engine
         sc = scenario(catalog, p.row.quant, engine, "fp16", context=context)
         try:
-            spd = estimate(p.model, p.hardware, sc, world).speed
+            spd = estimate(p.model, p.hardware, sc, facts).speed
         except ValueError:  # a format the engine does not run; the fit still uses the row
             continue
         site = spd.decode_tok_s if p.decode else spd.prefill_tok_s
@@ -82,7 +82,7 @@ def test_a_class_without_measurements_takes_its_vendor_then_all_hardware(catalog
     assert class_label("hbm") == "HBM accelerators"
 
 
-def test_mixture_of_experts_prefill_is_a_share_of_the_dense_efficiency(catalog: Catalog, world: World) -> None:
+def test_mixture_of_experts_prefill_is_a_share_of_the_dense_efficiency(catalog: Catalog, facts: Facts) -> None:
     """A MoE model on a class gets that class's dense efficiency times the engine's MoE factor."""
     cal = catalog.calibration
     assert cal is not None
@@ -90,10 +90,10 @@ def test_mixture_of_experts_prefill_is_a_share_of_the_dense_efficiency(catalog: 
     assert 0 < factor.moe_factor < 1 and factor.rows >= 10
     dense = next(f for f in cal.prefill_fits if (f.engine, f.hardware_class) == ("llama.cpp", "nvidia-consumer_gpu"))
     hw = catalog.hw("rtx-4090")
-    moe, note = calibration_for(world, "llama.cpp", hw, catalog.model("qwen3-30b-a3b"))
+    moe, note = calibration_for(facts, "llama.cpp", hw, catalog.model("qwen3-30b-a3b"))
     assert moe.compute_efficiency == pytest.approx(dense.compute_efficiency * factor.moe_factor, rel=1e-12)
     assert note.endswith(
         f"× {factor.moe_factor:g} for mixture-of-experts models (llama.cpp, {factor.rows} measurements)"
     )
-    plain, _ = calibration_for(world, "ollama", hw, catalog.model("qwen2-5-coder-32b-instruct"))
+    plain, _ = calibration_for(facts, "ollama", hw, catalog.model("qwen2-5-coder-32b-instruct"))
     assert plain.compute_efficiency == dense.compute_efficiency

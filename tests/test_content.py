@@ -122,7 +122,7 @@ def test_unknown_slug_names_closest(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_derived_parameters_within_2_percent_of_every_declared_count(catalog: object) -> None:
     from generator.content.catalog import Catalog
-    from generator.engine.params import count_params, declared_mismatch
+    from generator.sizing.params import count_params, declared_mismatch
 
     assert isinstance(catalog, Catalog)
     declared = 0

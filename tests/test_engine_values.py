@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from generator.content.catalog import Catalog
-from generator.engine.estimate import estimate
-from generator.engine.kv import kv_bytes_per_token_layer, kv_cache, state_bytes_per_seq_layer
-from generator.engine.memory import runtime_bytes_per_gpu, tp_valid, usable_bytes_per_gpu, verdict_for
-from generator.engine.params import count_params
-from generator.engine.speed import SpeedConstants, experts_touched_fraction, speed
-from generator.engine.weights import body_bpw, weight_bytes
+from generator.content.schema import LayerKind
+from generator.sizing.estimate import estimate
+from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache, state_bytes_per_seq_layer
+from generator.sizing.memory import runtime_bytes_per_gpu, tp_valid, usable_bytes_per_gpu, verdict_for
+from generator.sizing.params import count_params
+from generator.sizing.speed import SpeedConstants, experts_touched_fraction, speed
+from generator.sizing.weights import body_bpw, weight_bytes
 from tests.conftest import GIB, scenario
 
 MIB = 1024**2
@@ -76,7 +77,7 @@ def test_qwen3_next_linear_state_per_sequence(catalog: Catalog) -> None:
     model = catalog.model("qwen3-next-80b-a3b-instruct")
     vllm = catalog.engine("vllm")
     # conv: (2·16·128 + 32·128) × (4 − 1) × 2 B = 49,152; ssm: 32 × 128 × 128 × 4 B = 2,097,152
-    assert state_bytes_per_seq_layer(model, "l", vllm) == 49_152 + 2_097_152
+    assert state_bytes_per_seq_layer(model, LayerKind.LINEAR, vllm) == 49_152 + 2_097_152
     kv = kv_cache(model, vllm, 2, 262_144, 2)
     assert kv.state_bytes == 2 * 36 * (49_152 + 2_097_152)  # 36 linear layers, 2 sequences (~74 MiB each)
     # 12 full layers × 2 × 2 KV heads × 256 × 2 B = 24 KiB per token
@@ -140,14 +141,14 @@ def test_tensor_parallel_must_divide_heads(catalog: Catalog) -> None:
     assert tp_valid(model, catalog.engine("llama.cpp"), 3)  # layer split has no such rule
 
 
-def test_estimate_qwen_coder_on_h100(catalog: Catalog, world: object) -> None:
+def test_estimate_qwen_coder_on_h100(catalog: Catalog, facts: object) -> None:
     est = estimate(
         catalog.model("qwen2-5-coder-32b-instruct"),
         catalog.hw("h100-sxm"),
         scenario(catalog, context=32_768, kv="bf16"),
-        world,
+        facts,
     )  # type: ignore[arg-type]
-    keys = est.keys()
+    keys = est.to_dict()
     assert keys["kv_cache_bytes"] == 8 * GIB
     assert keys["params_total"] == 32_763_876_352
     assert keys["total_bytes"] == keys["weights_bytes"] + keys["kv_cache_bytes"] + keys["overhead_bytes"]
@@ -160,29 +161,29 @@ def test_estimate_qwen_coder_on_h100(catalog: Catalog, world: object) -> None:
     assert roofline / 3 < keys["decode_tok_s"] < roofline
 
 
-def test_moe_decodes_faster_than_dense_of_same_size(catalog: Catalog, world: object) -> None:
+def test_moe_decodes_faster_than_dense_of_same_size(catalog: Catalog, facts: object) -> None:
     hw = catalog.hw("rtx-pro-6000-blackwell")
     sc = scenario(catalog)
-    moe = estimate(catalog.model("qwen3-30b-a3b"), hw, sc, world).keys()  # type: ignore[arg-type]
-    dense = estimate(catalog.model("qwen2-5-coder-32b-instruct"), hw, sc, world).keys()  # type: ignore[arg-type]
+    moe = estimate(catalog.model("qwen3-30b-a3b"), hw, sc, facts).to_dict()  # type: ignore[arg-type]
+    dense = estimate(catalog.model("qwen2-5-coder-32b-instruct"), hw, sc, facts).to_dict()  # type: ignore[arg-type]
     assert moe["weights_bytes"] > 0.8 * dense["weights_bytes"]
     assert moe["decode_tok_s"] > 3 * dense["decode_tok_s"]
 
 
-def test_layer_split_does_not_speed_decode_but_tensor_parallel_does(catalog: Catalog, world: object) -> None:
+def test_layer_split_does_not_speed_decode_but_tensor_parallel_does(catalog: Catalog, facts: object) -> None:
     model = catalog.model("llama-3-1-70b-instruct")
     hw = catalog.hw("a100-80gb-sxm")
-    one = estimate(model, hw, scenario(catalog, gpus=1), world).speed.decode_tok_s  # type: ignore[arg-type]
-    two = estimate(model, hw, scenario(catalog, gpus=2), world).speed.decode_tok_s  # type: ignore[arg-type]
+    one = estimate(model, hw, scenario(catalog, gpus=1), facts).speed.decode_tok_s  # type: ignore[arg-type]
+    two = estimate(model, hw, scenario(catalog, gpus=2), facts).speed.decode_tok_s  # type: ignore[arg-type]
     assert two == pytest.approx(one, rel=1e-9)
-    tp1 = estimate(model, hw, scenario(catalog, "AWQ", "vllm"), world).speed.decode_tok_s  # type: ignore[arg-type]
-    tp2 = estimate(model, hw, scenario(catalog, "AWQ", "vllm", gpus=2), world).speed.decode_tok_s  # type: ignore[arg-type]
+    tp1 = estimate(model, hw, scenario(catalog, "AWQ", "vllm"), facts).speed.decode_tok_s  # type: ignore[arg-type]
+    tp2 = estimate(model, hw, scenario(catalog, "AWQ", "vllm", gpus=2), facts).speed.decode_tok_s  # type: ignore[arg-type]
     assert tp1 < tp2 < 2 * tp1
 
 
-def test_finetune_accounting(catalog: Catalog, world: object) -> None:
+def test_finetune_accounting(catalog: Catalog, facts: object) -> None:
     model = catalog.model("llama-3-1-8b-instruct")
-    est = estimate(model, catalog.hw("rtx-4090"), scenario(catalog), world)  # type: ignore[arg-type]
+    est = estimate(model, catalog.hw("rtx-4090"), scenario(catalog), facts)  # type: ignore[arg-type]
     qlora, lora, full = est.finetune
     p = 8_030_261_248
     assert full.trainable_bytes == 16 * p  # 2 + 2 + 12 bytes per parameter
@@ -194,8 +195,8 @@ def test_finetune_accounting(catalog: Catalog, world: object) -> None:
     assert 4 * GIB < qlora.total_bytes < 10 * GIB  # Unsloth's "absolute minimum" for 8B QLoRA is ~6 GB
 
 
-def test_cost_per_million_tokens(catalog: Catalog, world: object) -> None:
-    est = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.hw("h100-sxm"), scenario(catalog), world)  # type: ignore[arg-type]
+def test_cost_per_million_tokens(catalog: Catalog, facts: object) -> None:
+    est = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.hw("h100-sxm"), scenario(catalog), facts)  # type: ignore[arg-type]
     c = est.cost
     assert c.offer is not None and c.cloud_usd_per_hour is not None and c.usd_per_mtok is not None
     assert c.cloud_usd_per_hour == pytest.approx(c.offer.usd_per_hour / c.offer.gpus)
@@ -203,12 +204,12 @@ def test_cost_per_million_tokens(catalog: Catalog, world: object) -> None:
     assert all(o.usd_per_hour / o.gpus >= c.cloud_usd_per_hour for o in catalog.offers_for("h100-sxm"))
 
 
-def test_api_price_is_the_models_own(catalog: Catalog, world: object) -> None:
+def test_api_price_is_the_models_own(catalog: Catalog, facts: object) -> None:
     """The cheapest API price shown next to a model is that model's, never another model's."""
     for slug in ("qwen3-235b-a22b", "llama-3-1-8b-instruct", "yi-1-5-34b-chat"):
         own = [p.output_usd_per_mtok for p in catalog.api_prices if p.model == slug]
-        est = estimate(catalog.model(slug), catalog.hw("h100-sxm"), scenario(catalog), world)  # type: ignore[arg-type]
-        assert est.keys()["api_usd_per_mtok"] == (min(own) if own else None), slug
+        est = estimate(catalog.model(slug), catalog.hw("h100-sxm"), scenario(catalog), facts)  # type: ignore[arg-type]
+        assert est.to_dict()["api_usd_per_mtok"] == (min(own) if own else None), slug
     assert min(p.output_usd_per_mtok for p in catalog.api_prices) < min(
         p.output_usd_per_mtok for p in catalog.api_prices if p.model == "qwen3-235b-a22b"
     )

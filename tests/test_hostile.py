@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator import cli
-from generator.build import outdir, writer
-from generator.build.serve import handler_for, headers_for, parse_headers, rebuild
+from generator.publish import outdir, writer
+from generator.publish.serve import handler_for, headers_for, parse_headers, rebuild
 from tests.golden.regenerate import CONTENT as GOLDEN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -508,8 +508,8 @@ def test_mutated_catalog_files_give_problems_never_tracebacks(data: st.DataObjec
     """Random edits of real catalog files: each is valid (and estimates) or is a list of located problems."""
     from generator.content import loader, schema
     from generator.content.loader import Problem, load_catalog, parse_file
-    from generator.engine.estimate import ScenarioError, estimate
-    from generator.engine.scenario import Scenario, World
+    from generator.sizing.estimate import ScenarioError, estimate
+    from generator.sizing.scenario import Facts, Scenario
 
     rel, model_name = which
     lines = (GOLDEN / rel).read_text(encoding="utf-8").splitlines()
@@ -543,9 +543,9 @@ def test_mutated_catalog_files_give_problems_never_tracebacks(data: st.DataObjec
         hw = parsed.value if model_name == "Hardware" else catalog.hw("rtx-4090")
         engine = catalog.engine("llama.cpp")
         sc = Scenario(fmt=catalog.format("Q4_K_M"), kv=catalog.kv_dtype("fp16"), engine=engine, context=8192)
-        world = World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+        facts = Facts(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
         with contextlib.suppress(ScenarioError):
-            estimate(model, hw, sc, world).keys()
+            estimate(model, hw, sc, facts).to_dict()
 
 
 def test_markdown_pages_keep_text_and_drop_script_links(site: tuple[Path, Path]) -> None:

@@ -23,8 +23,8 @@ from generator.content.hfconfig import (
     model_type_for,
 )
 from generator.content.schema import Model
-from generator.engine.estimate import ScenarioError, estimate
-from generator.engine.scenario import Scenario, World
+from generator.sizing.estimate import ScenarioError, estimate
+from generator.sizing.scenario import Facts, Scenario
 from tests.conftest import scenario
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -406,7 +406,7 @@ def scenarios(catalog: Catalog) -> list[Scenario]:
     ]
 
 
-def survives(path: Path, catalog: Catalog, world: World) -> None:
+def survives(path: Path, catalog: Catalog, facts: Facts) -> None:
     """Loading ``path`` and estimating it raise nothing but ConfigError or ScenarioError, each explicit."""
     try:
         model: Model = load_config(path)
@@ -420,7 +420,7 @@ def survives(path: Path, catalog: Catalog, world: World) -> None:
     for hw in ("rtx-4090", "h100-sxm"):
         for sc in scenarios(catalog):
             with contextlib.suppress(ScenarioError):
-                estimate(model, catalog.hw(hw), sc, world)
+                estimate(model, catalog.hw(hw), sc, facts)
 
 
 PROPERTY = settings(max_examples=150, deadline=timedelta(seconds=2), suppress_health_check=[HealthCheck.too_slow])
@@ -429,15 +429,15 @@ PROPERTY = settings(max_examples=150, deadline=timedelta(seconds=2), suppress_he
 @PROPERTY
 @given(st.one_of(json_values(SMALL_INTS, SMALL_FLOATS), mutated(json_values(SMALL_INTS, SMALL_FLOATS))))
 def test_random_config_never_crashes(
-    tmp_path_factory: pytest.TempPathFactory, catalog: Catalog, world: World, cfg: Any
+    tmp_path_factory: pytest.TempPathFactory, catalog: Catalog, facts: Facts, cfg: Any
 ) -> None:
-    survives(write(tmp_path_factory.mktemp("cfg"), cfg), catalog, world)
+    survives(write(tmp_path_factory.mktemp("cfg"), cfg), catalog, facts)
 
 
 @needs_schema_bounds
 @PROPERTY
 @given(mutated(json_values(HUGE_INTS, HUGE_FLOATS)))
 def test_config_with_absurd_sizes_never_hangs(
-    tmp_path_factory: pytest.TempPathFactory, catalog: Catalog, world: World, cfg: dict[str, Any]
+    tmp_path_factory: pytest.TempPathFactory, catalog: Catalog, facts: Facts, cfg: dict[str, Any]
 ) -> None:
-    survives(write(tmp_path_factory.mktemp("cfg"), cfg), catalog, world)
+    survives(write(tmp_path_factory.mktemp("cfg"), cfg), catalog, facts)

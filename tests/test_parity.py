@@ -1,4 +1,4 @@
-"""The browser engine (static/engine.js) reproduces the Python engine: bytes exactly, floats to 1e-9.
+"""The browser engine (static/sizing.js) reproduces the Python engine: bytes exactly, floats to 1e-9.
 
 Several hundred scenarios across every model (dense, MoE, MLA, sliding window, hybrid linear) and
 engines are generated from the Python engine, then replayed under node and in Chromium.
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from generator.content.catalog import Catalog
-from generator.site.workbench import parity_file
+from generator.site.browser_data import parity_file
 from tests.conftest import ROOT
 from tests.web import gates
 
@@ -39,13 +39,13 @@ def test_parity_under_node(cases: Path) -> None:
 
 
 def test_parity_in_chromium(cases: Path, tmp_path: Path) -> None:
-    if gates.tools_available():
-        pytest.fail(f"browser tools missing: {gates.tools_available()} (run `make test`)")
+    if gates.missing_tools():
+        pytest.fail(f"browser tools missing: {gates.missing_tools()} (run `make test`)")
     from playwright.sync_api import sync_playwright
 
     root = tmp_path / "site"
     root.mkdir()
-    shutil.copy(ROOT / "static" / "engine.js", root / "engine.js")
+    shutil.copy(ROOT / "static" / "sizing.js", root / "sizing.js")
     shutil.copy(ROOT / "tests" / "parity" / "compare.mjs", root / "compare.mjs")
     shutil.copy(cases, root / "cases.json")
     (root / "index.html").write_text('<!DOCTYPE html><html lang="en"><title>parity</title></html>')
@@ -55,7 +55,7 @@ def test_parity_in_chromium(cases: Path, tmp_path: Path) -> None:
         page.goto(base + "/index.html")
         result = page.evaluate(
             """async () => {
-                const engine = await import('/engine.js');
+                const engine = await import('/sizing.js');
                 const { runCases } = await import('/compare.mjs');
                 const data = await (await fetch('/cases.json')).json();
                 return { n: data.cases.length, problems: runCases(engine, data) };

@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 
 from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
-from generator.engine.estimate import ScenarioError, estimate
-from generator.engine.scenario import Scenario, World
+from generator.sizing.estimate import ScenarioError, estimate
+from generator.sizing.scenario import Facts, Scenario
 from tests.conftest import CONTENT
 
 CAT: Catalog = load_catalog(CONTENT)
-WORLD = World(CAT.assumptions, CAT.calibration, CAT.offers, CAT.api_prices)
+FACTS = Facts(CAT.assumptions, CAT.calibration, CAT.offers, CAT.api_prices)
 # Formats with one precision for the bulk of the weights (MoE-only mixes such as MXFP4_MOE are another axis).
 GGUF = sorted(
     (f for f in CAT.formats.values() if f.family.value == "gguf" and not f.moe_only), key=lambda f: f.bits_per_weight
@@ -35,7 +35,7 @@ def run(model: str, hw: str, **kw: object):  # type: ignore[no-untyped-def]
         context=int(kw.pop("context", 4096)),  # type: ignore[call-overload]
         **kw,  # type: ignore[arg-type]
     )
-    return estimate(CAT.model(model), CAT.hw(hw), sc, WORLD)
+    return estimate(CAT.model(model), CAT.hw(hw), sc, FACTS)
 
 
 @settings(max_examples=60, deadline=None)
@@ -65,8 +65,8 @@ def test_decode_never_slows_as_bandwidth_grows(model: str, hw: str, factor: floa
     base = CAT.hw(hw)
     faster = base.model_copy(update={"bandwidth_gbps": base.bandwidth_gbps * factor})
     sc = Scenario(fmt=CAT.format("Q4_K_M"), kv=CAT.kv_dtype("fp16"), engine=CAT.engine("llama.cpp"), context=4096)
-    slow = estimate(CAT.model(model), base, sc, WORLD).speed.decode_tok_s
-    fast = estimate(CAT.model(model), faster, sc, WORLD).speed.decode_tok_s
+    slow = estimate(CAT.model(model), base, sc, FACTS).speed.decode_tok_s
+    fast = estimate(CAT.model(model), faster, sc, FACTS).speed.decode_tok_s
     assert fast >= slow
 
 
@@ -86,7 +86,7 @@ def test_nothing_negative_or_nan(model: str, hw: str, ctx: int, batch: int, quan
         est = run(model, hw, context=ctx, batch=batch, quant=quant, engine=engine, kv=eng.default_kv_dtype, gpus=gpus)
     except ScenarioError:
         return
-    for key, value in est.keys().items():
+    for key, value in est.to_dict().items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             assert math.isfinite(value), key
             if key != "headroom_bytes":

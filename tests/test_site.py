@@ -16,9 +16,9 @@ import jsonschema
 import pytest
 from babel.messages.pofile import read_po
 
-from generator.build.writer import build
 from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
+from generator.publish.writer import build
 from generator.site.api import SCHEMAS
 from tests.conftest import CONTENT, ROOT
 from tests.golden.regenerate import CONTENT as GOLDEN_CONTENT

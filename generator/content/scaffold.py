@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 
 from generator.content.schema import Model
-from generator.engine.params import count_params
+from generator.sizing.params import count_params
 
 TODO = "TODO"
 

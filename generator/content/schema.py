@@ -170,6 +170,15 @@ class Mamba(Frozen):
     num_heads: Heads
 
 
+class LayerKind(StrEnum):
+    """How one layer attends; the letters of ``Attention.layer_pattern``."""
+
+    FULL = "f"
+    SLIDING = "s"
+    LINEAR = "l"
+    MAMBA = "m"
+
+
 class Attention(Frozen):
     """Which layers attend how. ``layer_pattern`` repeats to num_layers: f full, s sliding, l linear, m mamba."""
 

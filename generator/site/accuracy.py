@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 
 from generator.content.catalog import Catalog
 from generator.content.schema import ErrorSummary, Throughput
-from generator.engine.accuracy import KVCheck, SizeCheck, kv_checks, median_abs, size_checks, worst_abs
-from generator.engine.calibrate import (
+from generator.sizing.accuracy import KVCheck, SizeCheck, kv_checks, median_abs, size_checks, worst_abs
+from generator.sizing.calibrate import (
     Fits,
     Prediction,
     calibrate,
@@ -22,7 +22,7 @@ from generator.engine.calibrate import (
     points,
     predictions,
 )
-from generator.engine.scenario import class_label
+from generator.sizing.scenario import class_label
 
 
 @dataclasses.dataclass(frozen=True)

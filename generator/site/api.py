@@ -7,9 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from generator.content.schema import Hardware
-from generator.engine.estimate import ENGINE_VERSION, Estimate
 from generator.site import routes
 from generator.site.views import ContextRow, FormatRow, HardwareRow, PairData
+from generator.sizing.estimate import SIZING_VERSION, Estimate
 
 Verdict = Literal["comfortable", "tight", "oom"]
 
@@ -240,7 +240,7 @@ SCHEMAS: dict[str, type[Payload]] = {
 
 def estimate_json(est: Estimate) -> EstimateJSON:
     """The estimate's keys, validated."""
-    return EstimateJSON.model_validate(est.keys())
+    return EstimateJSON.model_validate(est.to_dict())
 
 
 def _matrix_row(r: FormatRow) -> MatrixRow:
@@ -278,7 +278,7 @@ def _context_row(r: ContextRow, kv16: str, kv8: str) -> ContextJSON:
 def pair_json(p: PairData) -> PairJSON:
     """The pair's JSON: default-scenario estimate, quantization matrix, context scaling."""
     return PairJSON(
-        engine_version=ENGINE_VERSION,
+        engine_version=SIZING_VERSION,
         model=p.model.slug,
         hardware=p.hardware.slug,
         url=routes.page_path("pair", "en", p.model.slug, p.hardware.slug),
@@ -293,7 +293,7 @@ def model_json(pairs: list[PairData]) -> ModelJSON:
     m = pairs[0].model
     params = pairs[0].est.params
     return ModelJSON(
-        engine_version=ENGINE_VERSION,
+        engine_version=SIZING_VERSION,
         slug=m.slug,
         name=m.name,
         hf_id=m.hf_id,
@@ -345,7 +345,7 @@ def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
         for row in rows
     ]
     return HardwareJSON(
-        engine_version=ENGINE_VERSION,
+        engine_version=SIZING_VERSION,
         slug=hw.slug,
         name=hw.name,
         vendor=hw.vendor,

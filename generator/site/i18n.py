@@ -54,7 +54,7 @@ def _symbols(locale: str) -> tuple[str, str]:
 
 
 @dataclasses.dataclass(frozen=True)
-class Fmt:
+class NumberFormat:
     """Formatting for one locale; every method takes a raw engine value."""
 
     lang: str

@@ -18,7 +18,7 @@ import minify_html
 from markupsafe import Markup, escape
 
 from generator.site import routes
-from generator.site.i18n import HREFLANG, HTML_LANG, LANG_NAMES, LANGS, Fmt, translations
+from generator.site.i18n import HREFLANG, HTML_LANG, LANG_NAMES, LANGS, NumberFormat, translations
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 # Compiled templates, reused across builds and worker processes (keyed by template source).
@@ -83,8 +83,8 @@ def N_(message: str) -> str:  # noqa: N802 - the gettext convention for "mark fo
 def helpers(lang: str) -> dict[str, Any]:
     """Small formatters used in many table cells, as plain functions (Jinja macros cost ~10× more)."""
     tr = translations(lang)
-    fmt = Fmt(lang)
-    # Translations are escaped once here; the numbers Fmt writes are digits and separators only.
+    fmt = NumberFormat(lang)
+    # Translations are escaped once here; the numbers NumberFormat writes are digits and separators only.
     badges = {
         v: Markup(f'<span class="verdict v-{v}">{escape(tr.gettext(word))}</span>')
         for v, word in (("comfortable", N_("fits")), ("tight", N_("tight")), ("oom", N_("does not fit")))
@@ -173,7 +173,7 @@ def environment(lang: str) -> jinja2.Environment:
     )
     env.globals.update(
         gettext_functions(lang),
-        f=Fmt(lang),
+        fmt=NumberFormat(lang),
         lang=lang,
         langs=LANGS,
         lang_names=LANG_NAMES,

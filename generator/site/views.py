@@ -13,12 +13,12 @@ import shlex
 from collections.abc import Iterable, Sequence
 
 from generator.content.catalog import Catalog
-from generator.content.schema import CloudOffer, EngineProfile, Hardware, HardwareKind, Model, QuantFormat
-from generator.engine.estimate import Estimate, ScenarioError, estimate
-from generator.engine.kv import kv_cache
-from generator.engine.memory import memory
-from generator.engine.params import ParamCount, count_params, layer_kinds
-from generator.engine.scenario import Scenario, World
+from generator.content.schema import CloudOffer, EngineProfile, Hardware, HardwareKind, LayerKind, Model, QuantFormat
+from generator.sizing.estimate import Estimate, ScenarioError, estimate
+from generator.sizing.kv import kv_cache
+from generator.sizing.memory import memory
+from generator.sizing.params import ParamCount, count_params, layer_kinds
+from generator.sizing.scenario import Facts, Scenario
 
 DEFAULT_FORMAT = "Q4_K_M"
 DEFAULT_ENGINE = "llama.cpp"
@@ -26,9 +26,9 @@ FAMILY_ENGINE = {"gguf": "llama.cpp", "safetensors": "vllm", "mlx": "mlx"}
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 
 
-def world_of(catalog: Catalog) -> World:
+def facts_of(catalog: Catalog) -> Facts:
     """The engine's constants from the catalog."""
-    return World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+    return Facts(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
 
 
 def default_scenario(
@@ -121,21 +121,21 @@ def best_of(matrix: Sequence[FormatRow]) -> FormatRow | None:
     return max(fitting, key=lambda r: (r.fmt.bits_per_weight, r.fmt.name), default=None)
 
 
-def _try(model: Model, hw: Hardware, sc: Scenario, world: World) -> tuple[Estimate | None, str]:
+def _try(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[Estimate | None, str]:
     try:
-        return estimate(model, hw, sc, world), ""
+        return estimate(model, hw, sc, facts), ""
     except ScenarioError as exc:
         return None, str(exc)
 
 
 def quant_matrix(catalog: Catalog, model: Model, hw: Hardware, context: int) -> tuple[FormatRow, ...]:
     """Every format on ``hw`` with its natural engine (GGUF: llama.cpp, safetensors: vLLM, MLX: mlx-lm)."""
-    world = world_of(catalog)
+    facts = facts_of(catalog)
     rows = []
     for fmt in catalog.formats.values():
         eng = catalog.engine(FAMILY_ENGINE[fmt.family.value])
         sc = Scenario(fmt=fmt, kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=context)
-        est, reason = _try(model, hw, sc, world)
+        est, reason = _try(model, hw, sc, facts)
         rows.append(FormatRow(fmt, eng, est, reason))
     return tuple(rows)
 
@@ -287,12 +287,12 @@ def context_chart(rows: Sequence[ContextRow], usable: int) -> LineChart:
 
 def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
     """All numbers of one model × hardware page."""
-    world = world_of(catalog)
+    facts = facts_of(catalog)
     sc = default_scenario(catalog)
-    est = estimate(model, hw, sc, world)
+    est = estimate(model, hw, sc, facts)
     matrix = quant_matrix(catalog, model, hw, sc.context)
     contexts, kv16, kv8 = context_rows(catalog, model, hw, est)
-    kv8_est = estimate(model, hw, sc.with_(kv=catalog.kv_dtype("q8_0")), world)
+    kv8_est = estimate(model, hw, sc.with_(kv=catalog.kv_dtype("q8_0")), facts)
     cheaper = [
         r
         for r in matrix
@@ -370,7 +370,7 @@ class FootprintRow:
 
 def footprint(catalog: Catalog, model: Model, reference: Hardware) -> tuple[FootprintRow, ...]:
     """Memory per format, independent of the accelerator (``reference`` only supplies a device kind)."""
-    world = world_of(catalog)
+    facts = facts_of(catalog)
     rows = []
     for fmt in catalog.formats.values():
         eng = catalog.engine(FAMILY_ENGINE[fmt.family.value])
@@ -378,8 +378,8 @@ def footprint(catalog: Catalog, model: Model, reference: Hardware) -> tuple[Foot
         if reference.kind not in eng.hardware_kinds:
             continue
         sc = Scenario(fmt=fmt, kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=8192)
-        a, _ = _try(model, hw, sc, world)
-        b, _ = _try(model, hw, sc.with_(context=min(32768, model.architecture.max_context)), world)
+        a, _ = _try(model, hw, sc, facts)
+        b, _ = _try(model, hw, sc.with_(context=min(32768, model.architecture.max_context)), facts)
         if a and b:
             rows.append(FootprintRow(fmt, eng.name, a.memory.weights_bytes, a.memory.total_bytes, b.memory.total_bytes))
     return tuple(rows)
@@ -418,7 +418,9 @@ def model_facts(catalog: Catalog, model: Model) -> ModelFacts:
     """Derived parameters, layer kinds and KV bytes per token (bf16) of a model."""
     kinds = layer_kinds(model)
     kv = kv_cache(model, catalog.engine("vllm"), catalog.kv_dtype("bf16").bytes_per_element, 1, 1)
-    return ModelFacts(count_params(model), {k: kinds.count(k) for k in "fslm" if k in kinds}, kv.bytes_per_token)
+    return ModelFacts(
+        count_params(model), {k.value: kinds.count(k) for k in LayerKind if k in kinds}, kv.bytes_per_token
+    )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,9 +9,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from generator.build.outdir import MARKER
-from generator.build.writer import build
 from generator.content.loader import load_catalog
+from generator.publish.outdir import MARKER
+from generator.publish.writer import build
 
 HERE = Path(__file__).resolve().parent
 CONTENT = HERE / "content"

@@ -4,7 +4,7 @@ const INTEGER_KEYS = /(_bytes$|^params_|^max_context$|^max_batch$|^min_gpus$|^tt
 
 export function runCases(engine, data) {
   const problems = [];
-  const world = { assumptions: data.shared.assumptions, calibration: data.shared.calibration,
+  const facts = { assumptions: data.shared.assumptions, calibration: data.shared.calibration,
     ranges: data.shared.ranges,
     offers: data.offers, api_prices: data.api_prices };
   for (const { inputs, expected } of data.cases) {
@@ -21,7 +21,7 @@ export function runCases(engine, data) {
     }
     let got;
     try {
-      got = engine.estimate(model, hw, sc, world);
+      got = engine.estimate(model, hw, sc, facts);
     } catch (err) {
       problems.push(`${label}: JS threw ${err.message}`);
       continue;

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from generator.build.writer import ROOT, build
 from generator.content.loader import load_catalog
+from generator.publish.writer import ROOT, build
 from tests.web import gates
 
 LANGS = ("en", "fr", "zh")

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from generator.build.writer import build
 from generator.content.catalog import Catalog
+from generator.publish.writer import build
 from tests.conftest import CONTENT
 from tests.web import gates
 
@@ -19,7 +19,7 @@ from tests.web import gates
 def tools() -> None:
     if os.environ.get("SIZEWISE_SKIP_WEB") == "1":
         pytest.skip("SIZEWISE_SKIP_WEB=1")
-    missing = gates.tools_available()
+    missing = gates.missing_tools()
     if missing:
         pytest.fail(f"web gate tools missing ({missing}): run `make test`, which installs them")
 

@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from generator.build.serve import handler_for
+from generator.publish.serve import handler_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / "tools" / "node_modules"
@@ -211,7 +211,7 @@ def layout_problems(page: Any, url: str, width: int = 375) -> list[str]:
     return problems
 
 
-def tools_available() -> str:
+def missing_tools() -> str:
     """Why the gates cannot run here ('' when they can)."""
     missing = [str(p) for p in (VNU, AXE, LIGHTHOUSE) if not p.exists()]
     if not Path(CHROMIUM).exists():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from generator.content.schema import EngineProfile, Model
-from generator.engine.params import layer_kinds
+from generator.content.schema import EngineProfile, LayerKind, Model
+from generator.sizing.params import layer_kinds
 
 
 def pad(n: int, unit: int) -> int:
@@ -27,9 +27,9 @@ def kv_bytes_per_token_layer(model: Model, kv_bytes: float) -> float:
     return 2 * a.num_kv_heads * a.head_dim * kv_bytes
 
 
-def state_bytes_per_seq_layer(model: Model, kind: str, engine: EngineProfile) -> float:
+def state_bytes_per_seq_layer(model: Model, kind: LayerKind, engine: EngineProfile) -> float:
     """Bytes of fixed recurrent state one sequence holds in one linear-attention or Mamba layer."""
-    if kind == "l":
+    if kind is LayerKind.LINEAR:
         lin = model.attention.linear
         assert lin is not None
         conv = (2 * lin.num_key_heads * lin.key_head_dim + lin.num_value_heads * lin.value_head_dim) * (
@@ -37,7 +37,7 @@ def state_bytes_per_seq_layer(model: Model, kind: str, engine: EngineProfile) ->
         )
         ssm = lin.num_value_heads * lin.value_head_dim * lin.key_head_dim
         return conv * engine.state_conv_bytes + ssm * engine.state_ssm_bytes
-    if kind == "m":
+    if kind is LayerKind.MAMBA:
         m = model.attention.mamba
         assert m is not None
         conv = (m.d_conv - 1) * (m.d_inner + 2 * m.n_groups * m.d_state)
@@ -50,7 +50,7 @@ def state_bytes_per_seq(model: Model, engine: EngineProfile) -> float:
     return sum(state_bytes_per_seq_layer(model, kind, engine) for kind in layer_kinds(model))
 
 
-def cached_tokens(kind: str, model: Model, engine: EngineProfile, context: int, seqs: int) -> int:
+def cached_tokens(kind: LayerKind, model: Model, engine: EngineProfile, context: int, seqs: int) -> int:
     """Token slots an engine allocates in one attention layer for ``seqs`` sequences of ``context``.
 
     llama.cpp / Ollama share one pool of n_ctx cells padded to 256; a sliding layer holds at most
@@ -61,7 +61,7 @@ def cached_tokens(kind: str, model: Model, engine: EngineProfile, context: int, 
     unit = engine.context_pad_tokens
     window = model.attention.sliding_window
     pool = engine.kv_allocation
-    if kind == "f" or window is None:
+    if kind is LayerKind.FULL or window is None:
         return pad(context * seqs, unit) if pool == "shared_pool" else seqs * pad(context, unit)
     if pool == "shared_pool":
         return pad(min(context * seqs, window * seqs + engine.batch_tokens), unit)
@@ -93,17 +93,18 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
     kinds = layer_kinds(model)
     attention = 0.0
     state = 0.0
-    # A fixed order keeps the float sums identical run to run (and in the browser's engine).
-    for kind in "fslm":
+    # A fixed order (the enum's: full, sliding, linear, mamba) keeps the float sums identical run to run
+    # (and in the browser's sizing model).
+    for kind in LayerKind:
         n = kinds.count(kind)
         if not n:
             continue
-        if kind in ("f", "s"):
+        if kind in (LayerKind.FULL, LayerKind.SLIDING):
             attention += n * per_layer * cached_tokens(kind, model, engine, context, seqs)
         else:
             state += n * seqs * state_bytes_per_seq_layer(model, kind, engine)
-    full = kinds.count("f")
-    sliding = kinds.count("s")
+    full = kinds.count(LayerKind.FULL)
+    sliding = kinds.count(LayerKind.SLIDING)
     return KVCache(
         attention_bytes=math.ceil(attention),
         state_bytes=math.ceil(state),
@@ -119,4 +120,7 @@ def kv_read_per_token(model: Model, kv_bytes: float, context: int, state_bytes: 
     per_layer = kv_bytes_per_token_layer(model, kv_bytes)
     window = model.attention.sliding_window or context
     kinds = layer_kinds(model)
-    return per_layer * (kinds.count("f") * context + kinds.count("s") * min(context, window)) + state_bytes
+    return (
+        per_layer * (kinds.count(LayerKind.FULL) * context + kinds.count(LayerKind.SLIDING) * min(context, window))
+        + state_bytes
+    )

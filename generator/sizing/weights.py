@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from generator.content.schema import QuantFormat
-from generator.engine.params import ParamCount
+from generator.sizing.params import ParamCount
 
 
 def body_bpw(fmt: QuantFormat) -> float:

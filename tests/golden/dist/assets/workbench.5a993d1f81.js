@@ -1,4 +1,4 @@
-// Interactive workbench on pair pages: the controls re-run the sizing engine (engine.js, the same
+// Interactive workbench on pair pages: the controls re-run the sizing model (sizing.js, the same
 // numbers as the build) and every [data-field] element shows the new value. Without JavaScript the
 // section stays hidden and the static report is complete.
 
@@ -13,7 +13,7 @@ async function main() {
   const data = JSON.parse(dataEl.textContent);
   const t = JSON.parse(document.getElementById("wb-i18n").textContent);
   // Formats, engines, constants and calibration are the same on every page: one cached asset.
-  const [engine, shared] = await Promise.all([import(data.engine_url), fetch(data.shared_url).then((r) => r.json())]);
+  const [sizing, shared] = await Promise.all([import(data.sizing_url), fetch(data.shared_url).then((r) => r.json())]);
   Object.assign(data, shared);
   const compareMenu = document.getElementById("wb-compare");
   for (const [slug, name] of data.hardware_names) {
@@ -58,7 +58,7 @@ async function main() {
   const form = document.getElementById("wb-form");
   const errorEl = document.getElementById("wb-error");
   const steps = data.context_steps;
-  const world = { assumptions: data.assumptions, calibration: data.calibration, ranges: data.ranges,
+  const facts = { assumptions: data.assumptions, calibration: data.calibration, ranges: data.ranges,
     offers: data.offers, api_prices: data.api_prices };
   let current = null;
 
@@ -142,12 +142,12 @@ async function main() {
 
   function update() {
     const s = read();
-    const sc = engine.scenario(data, s);
-    const problem = sc.fmt && sc.engine && sc.kv ? engine.checkScenario(data.model, data.hardware, sc) : "unknown option";
+    const sc = sizing.scenario(data, s);
+    const problem = sc.fmt && sc.engine && sc.kv ? sizing.checkScenario(data.model, data.hardware, sc) : "unknown option";
     errorEl.textContent = problem;
     form.querySelector("[name=context_slider]").value = String(Math.max(0, steps.findLastIndex((c) => c <= s.context)));
     if (problem) return;
-    const keys = engine.estimate(data.model, data.hardware, sc, world);
+    const keys = sizing.estimate(data.model, data.hardware, sc, facts);
     current = { keys, s };
     render(keys, s);
   }
@@ -188,7 +188,7 @@ async function main() {
   }
   form.addEventListener("submit", (ev) => ev.preventDefault());
 
-  // Two-hardware comparison: the other accelerator's facts come from its JSON, the numbers from the engine.
+  // Two-hardware comparison: the other accelerator's facts come from its JSON, the numbers from the sizing model.
   const compare = document.getElementById("wb-compare");
   const cmpTable = document.getElementById("wb-compare-table");
   const cmpCache = new Map();
@@ -197,9 +197,9 @@ async function main() {
     if (!slug || !current) { cmpTable.hidden = true; return; }
     if (!cmpCache.has(slug)) cmpCache.set(slug, (await (await fetch(`/api/v1/hardware/${slug}.json`)).json()).facts);
     const other = cmpCache.get(slug);
-    const sc = engine.scenario(data, current.s);
-    const problem = engine.checkScenario(data.model, other, sc);
-    const b = problem ? null : engine.estimate(data.model, other, sc, { ...world, offers: [] });
+    const sc = sizing.scenario(data, current.s);
+    const problem = sizing.checkScenario(data.model, other, sc);
+    const b = problem ? null : sizing.estimate(data.model, other, sc, { ...facts, offers: [] });
     document.getElementById("wb-cmp-b").textContent = other.name;
     for (const row of cmpTable.querySelectorAll("tbody tr")) {
       const key = row.dataset.key;

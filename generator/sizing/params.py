@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from generator.content.schema import Model
+from generator.content.schema import LayerKind, Model
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,14 +45,14 @@ class ParamCount:
         return self.attention + self.dense_ffn + self.shared_experts
 
 
-def layer_kinds(model: Model) -> tuple[str, ...]:
-    """The attention kind of every layer: f full, s sliding, l linear, m mamba."""
+def layer_kinds(model: Model) -> tuple[LayerKind, ...]:
+    """The attention kind of every layer (the layer pattern repeated to the model's depth)."""
     return _kinds(model.attention.layer_pattern, model.architecture.num_layers)
 
 
 @functools.cache
-def _kinds(pattern: str, layers: int) -> tuple[str, ...]:
-    return tuple(pattern[i % len(pattern)] for i in range(layers))
+def _kinds(pattern: str, layers: int) -> tuple[LayerKind, ...]:
+    return tuple(LayerKind(pattern[i % len(pattern)]) for i in range(layers))
 
 
 def _attention_layer(model: Model) -> tuple[int, int]:
@@ -141,7 +141,7 @@ def _count(model: Model) -> ParamCount:
     h = a.hidden_size
     attention = small = dense_ffn = shared = experts = experts_active = 0
     for i, kind in enumerate(layer_kinds(model)):
-        m, s = {"l": _linear_layer, "m": _mamba_layer}.get(kind, _attention_layer)(model)
+        m, s = {LayerKind.LINEAR: _linear_layer, LayerKind.MAMBA: _mamba_layer}.get(kind, _attention_layer)(model)
         attention += m
         small += s + a.norms_per_layer * h
         moe = model.moe

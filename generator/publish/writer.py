@@ -27,13 +27,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from generator.build import incremental, outdir
 from generator.content.catalog import Catalog
-from generator.engine.estimate import ENGINE_VERSION
-from generator.engine.params import count_params
-from generator.engine.weights import weight_bytes
+from generator.publish import incremental, outdir
 from generator.site import api, badges, routes, sitemap
 from generator.site.accuracy import accuracy_data
+from generator.site.browser_data import pair_data_json, shared_data
 from generator.site.i18n import LANGS, UNITS, translations
 from generator.site.render import NOSCRIPT_CSS, minify, render, render_markdown
 from generator.site.routes import Route
@@ -52,7 +50,9 @@ from generator.site.views import (
     related_models,
     speed_chart,
 )
-from generator.site.workbench import pair_data_json, shared_data
+from generator.sizing.estimate import SIZING_VERSION
+from generator.sizing.params import count_params
+from generator.sizing.weights import weight_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
@@ -114,7 +114,7 @@ def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     out = {path.name: fingerprint(path.name, path.read_bytes()) for path in sorted(STATIC.iterdir())}
     out["search-index"] = fingerprint("search-index.json", search_index(catalog))
     shared = json.dumps(shared_data(catalog), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
-    out["engine-data"] = fingerprint("engine-data.json", shared)
+    out["sizing-data"] = fingerprint("sizing-data.json", shared)
     return out
 
 
@@ -175,7 +175,7 @@ def page(
         assets=settings.assets,
         breadcrumbs=crumbs,
         jsonld=jsonld(route, title, crumbs, settings),
-        engine_version=ENGINE_VERSION,
+        engine_version=SIZING_VERSION,
         **context,
     )
     return route.file, minify(html).encode()
@@ -260,8 +260,8 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
             wb = {
                 **pair_data_json(catalog, model, p.hardware),
                 "lang": lang,
-                "engine_url": settings.assets["engine.js"],
-                "shared_url": settings.assets["engine-data"],
+                "sizing_url": settings.assets["sizing.js"],
+                "shared_url": settings.assets["sizing-data"],
                 "context_steps": list(context_steps(model)),
                 "artifacts": model.artifacts.model_dump(mode="json"),
             }
@@ -334,7 +334,7 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
             dump(api.hardware_json(hw, rows[hw.slug]).model_dump(mode="json")),
         )
     index = api.IndexJSON(
-        engine_version=ENGINE_VERSION,
+        engine_version=SIZING_VERSION,
         models=[
             api.IndexModel(
                 slug=m["slug"],

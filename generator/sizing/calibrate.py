@@ -36,11 +36,11 @@ from generator.content.schema import (
     QuantFormat,
     Throughput,
 )
-from generator.engine.kv import kv_read_per_token, state_bytes_per_seq
-from generator.engine.params import count_params
-from generator.engine.scenario import class_levels, hardware_class, memory_class, moe_factor, pick
-from generator.engine.speed import attention_flops, matmul_params, prompt_seconds
-from generator.engine.weights import weight_bytes
+from generator.sizing.kv import kv_read_per_token, state_bytes_per_seq
+from generator.sizing.params import count_params
+from generator.sizing.scenario import class_levels, hardware_class, memory_class, moe_factor, pick
+from generator.sizing.speed import attention_flops, matmul_params, prompt_seconds
+from generator.sizing.weights import weight_bytes
 
 GIB = 1024**3
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.content.schema import Assumptions, Model
-from generator.engine.params import ParamCount, layer_kinds
+from generator.content.schema import Assumptions, LayerKind, Model
+from generator.sizing.params import ParamCount, layer_kinds
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,17 +24,17 @@ class FineTune:
         return self.weights_bytes + self.trainable_bytes + self.activation_bytes
 
 
-def adapted_matrices(model: Model, kind: str) -> list[tuple[int, int]]:
+def adapted_matrices(model: Model, kind: LayerKind) -> list[tuple[int, int]]:
     """(d_in, d_out) of the projections a LoRA adapts in one layer of ``kind`` (FFN excluded)."""
     a = model.architecture
     h = a.hidden_size
     mla = model.attention.mla
-    if kind == "l" and model.attention.linear:
+    if kind is LayerKind.LINEAR and model.attention.linear:
         lin = model.attention.linear
         k = lin.num_key_heads * lin.key_head_dim
         v = lin.num_value_heads * lin.value_head_dim
         return [(h, 2 * k + 2 * v), (h, 2 * lin.num_value_heads), (v, h)]
-    if kind == "m" and model.attention.mamba:
+    if kind is LayerKind.MAMBA and model.attention.mamba:
         m = model.attention.mamba
         return [(h, 2 * m.d_inner + 2 * m.n_groups * m.d_state + m.num_heads), (m.d_inner, h)]
     if mla is not None:

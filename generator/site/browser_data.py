@@ -1,4 +1,4 @@
-"""Data for the browser's engine (static/engine.js): the facts and constants a pair page embeds,
+"""Data for the browser's engine (static/sizing.js): the facts and constants a pair page embeds,
 and scenario cases whose Python outputs the JavaScript engine must reproduce."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
-from generator.engine.estimate import ScenarioError, estimate, ratio_ranges
-from generator.engine.scenario import Scenario, World
+from generator.sizing.estimate import ScenarioError, estimate, ratio_ranges
+from generator.sizing.scenario import Facts, Scenario
 
 # Keys the browser computes and the parity test compares (the rest of `estimate --json` is text).
 PARITY_KEYS = (
@@ -90,7 +90,7 @@ def hardware_data(hw: Hardware) -> dict[str, Any]:
 
 
 def pair_data_json(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, Any]:
-    """What one pair page adds to the shared data for static/engine.js: its model, hardware and prices."""
+    """What one pair page adds to the shared data for static/sizing.js: its model, hardware and prices."""
     return {
         "model": model_data(model),
         "hardware": hardware_data(hw),
@@ -104,7 +104,7 @@ def pair_data_json(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, An
 def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: int = 40) -> list[dict[str, Any]]:
     """Scenarios across every model, the given hardware, formats, engines, KV dtypes, contexts, batch,
     GPUs and offload, each with Python's outputs (or the error the scenario raises)."""
-    world = World(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+    facts = Facts(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
     formats = (
         ("Q4_K_M", "llama.cpp"),
         ("Q8_0", "llama.cpp"),
@@ -164,7 +164,7 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
                 "offload": offload,
             }
             try:
-                keys = estimate(model, hw, sc, world).keys()
+                keys = estimate(model, hw, sc, facts).to_dict()
                 expected: dict[str, Any] = {k: keys[k] for k in PARITY_KEYS}
             except ScenarioError as exc:
                 expected = {"error": str(exc)}

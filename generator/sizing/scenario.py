@@ -21,7 +21,7 @@ from generator.content.schema import (
     PrefillFit,
     QuantFormat,
 )
-from generator.engine.speed import SpeedConstants
+from generator.sizing.speed import SpeedConstants
 
 # Bounds far above any real deployment: past them an input is a mistake, not a scenario.
 MAX_CONTEXT = 1_000_000_000
@@ -57,7 +57,7 @@ class Scenario:
 
 
 @dataclasses.dataclass(frozen=True)
-class World:
+class Facts:
     """Constants from content/: assumptions, fitted calibration, prices."""
 
     assumptions: Assumptions
@@ -164,10 +164,10 @@ def moe_factor(fits: Sequence[MoEFit], engine: str) -> tuple[float, str]:
     return 1.0, "no mixture-of-experts measurements"
 
 
-def calibration_for(world: World, engine: str, hw: Hardware, model: Model) -> tuple[SpeedConstants, str]:
+def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> tuple[SpeedConstants, str]:
     """The fitted speed constants for ``engine`` running ``model`` on ``hw``, and a note saying
     which fits were used."""
-    cal = world.calibration
+    cal = facts.calibration
     if cal is None:
         raise LookupError("no calibration: run `make calibrate`")
     dec, dec_note = pick(cal.decode_fits, engine, memory_class(hw))

@@ -1,4 +1,4 @@
-// Sizewise sizing engine for the browser: a line-by-line port of generator/engine/*.py.
+// Sizewise sizing model for the browser: a line-by-line port of generator/sizing/*.py.
 // Same inputs (the JSON a pair page embeds), same outputs (the keys of `estimate --json`):
 // bytes are exact integers, floats agree to 1e-9 (a parity test runs both on hundreds of scenarios).
 // No dependencies, no DOM: it runs in node and in the browser.
@@ -579,10 +579,10 @@ export function checkScenario(model, hw, sc) {
   return "";
 }
 
-export function estimate(model, hw, sc, world) {
+export function estimate(model, hw, sc, facts) {
   const problem = checkScenario(model, hw, sc);
   if (problem) throw new Error(problem);
-  const as = world.assumptions;
+  const as = facts.assumptions;
   const p = countParams(model);
   const w = weightBytes(p, sc.fmt);
   const mem = (context, seqs) => memory(model, w, hw, sc, as.verdict_tight_fraction, context, seqs);
@@ -597,7 +597,7 @@ export function estimate(model, hw, sc, world) {
       break;
     }
   }
-  const [cal, note] = calibrationFor(world.calibration, sc.engine.name, hw, model);
+  const [cal, note] = calibrationFor(facts.calibration, sc.engine.name, hw, model);
   let statePerSeq = 0;
   for (const k of layerKinds(model)) statePerSeq += stateBytesPerSeqLayer(model, k, sc.engine);
   const s = speed(model, p, w, hw, {
@@ -607,7 +607,7 @@ export function estimate(model, hw, sc, world) {
     host_bandwidth_gbps: as.host_ram_bandwidth_gbps, prompt_tokens: Math.min(as.ttft_prompt_tokens, sc.context), cal,
   });
   const [qlora, lora, full] = finetune(model, p, as);
-  const c = cost(hw, model.slug, sc.gpus, s.decode_tok_s_aggregate, world.offers, world.api_prices, as);
+  const c = cost(hw, model.slug, sc.gpus, s.decode_tok_s_aggregate, facts.offers, facts.api_prices, as);
   return {
     model: model.slug, hardware: hw.slug, quant: sc.fmt.name, engine: sc.engine.name, kv_dtype: sc.kv.name,
     context: sc.context, batch: sc.batch, gpus: sc.gpus, offload: sc.offload,
@@ -620,7 +620,7 @@ export function estimate(model, hw, sc, world) {
     max_context: Math.max(0, maxContext), max_batch: Math.max(0, maxBatch), min_gpus: minGpus,
     decode_tok_s: s.decode_tok_s, decode_tok_s_aggregate: s.decode_tok_s_aggregate,
     prefill_tok_s: s.prefill_tok_s, ttft_s: s.ttft_s, ttft_prompt_tokens: s.prompt_tokens,
-    ...speedRange(s, world.ranges),
+    ...speedRange(s, facts.ranges),
     qlora_bytes: qlora, lora_bytes: lora, full_finetune_bytes: full, ...c, calibration: note,
   };
 }

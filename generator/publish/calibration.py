@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from generator.content.catalog import Catalog
-from generator.engine.calibrate import calibrate, points, summaries
+from generator.sizing.calibrate import calibrate, points, summaries
 
 METHOD = (
     "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology "

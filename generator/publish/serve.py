@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from generator.build.outdir import OutputError
-from generator.build.writer import ROOT, build
 from generator.content.hfconfig import ConfigError
 from generator.content.loader import ContentErrors, load_catalog
+from generator.publish.outdir import OutputError
+from generator.publish.writer import ROOT, build
 
 CODE = ("templates", "static", "locales", "generator")
 

@@ -7,9 +7,9 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
 from generator.content.schema import EngineProfile, FileSize, KVDtype, MemoryLog, Model, QuantFormat
-from generator.engine.kv import kv_cache
-from generator.engine.params import count_params
-from generator.engine.weights import weight_bytes
+from generator.sizing.kv import kv_cache
+from generator.sizing.params import count_params
+from generator.sizing.weights import weight_bytes
 
 MIB = 1024**2
 GIB = 1024**3

@@ -1,4 +1,4 @@
-"""``estimate(model, hardware, scenario, world) -> Estimate``: the one function every page uses."""
+"""``estimate(model, hardware, scenario, facts) -> Estimate``: the one function every page uses."""
 
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ import functools
 from typing import Any
 
 from generator.content.schema import Assumptions, Calibration, Hardware, HardwareKind, Model
-from generator.engine.cost import Cost, cost
-from generator.engine.finetune import FineTune, finetune
-from generator.engine.kv import state_bytes_per_seq
-from generator.engine.memory import Memory, largest, memory, tp_valid
-from generator.engine.params import ParamCount, count_params, declared_mismatch
-from generator.engine.scenario import Scenario, World, calibration_for
-from generator.engine.speed import Speed, SpeedRange, speed, speed_range
-from generator.engine.weights import WeightBytes, weight_bytes
+from generator.sizing.cost import Cost, cost
+from generator.sizing.finetune import FineTune, finetune
+from generator.sizing.kv import state_bytes_per_seq
+from generator.sizing.memory import Memory, largest, memory, tp_valid
+from generator.sizing.params import ParamCount, count_params, declared_mismatch
+from generator.sizing.scenario import Facts, Scenario, calibration_for
+from generator.sizing.speed import Speed, SpeedRange, speed, speed_range
+from generator.sizing.weights import WeightBytes, weight_bytes
 
-ENGINE_VERSION = "1"
+SIZING_VERSION = "1"
 
 
 class ScenarioError(ValueError):
@@ -62,7 +62,7 @@ class Estimate:
         """The most sequences of the scenario's context that fit at once (computed on first use)."""
         return max(0, largest(lambda b: self._fits(seqs=b), 1, 4096))
 
-    def keys(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The estimate keys of DESIGN.md (and more): bytes as integers, speeds as floats."""
         m = self.memory
         s = self.speed
@@ -157,10 +157,10 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         )
 
 
-def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate:
+def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate:
     """Memory, fit, limits, speed, fine-tuning memory and cost of running ``model`` on ``hw``."""
     check_scenario(model, hw, sc)
-    a = world.assumptions
+    a = facts.assumptions
     params = count_params(model)
     weights = weight_bytes(params, sc.fmt)
     m = memory(model, params, weights, hw, sc, a.verdict_tight_fraction)
@@ -174,7 +174,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate
         ),
         None,
     )
-    cal, note = calibration_for(world, sc.engine.name, hw, model)
+    cal, note = calibration_for(facts, sc.engine.name, hw, model)
     state_per_seq = state_bytes_per_seq(model, sc.engine)
     spd = speed(
         model,
@@ -220,9 +220,9 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, world: World) -> Estimate
         memory=m,
         min_gpus=min_gpus,
         speed=spd,
-        speed_range=speed_range(spd, *ratio_ranges(world.calibration)),
+        speed_range=speed_range(spd, *ratio_ranges(facts.calibration)),
         calibration_note=note,
-        cost=cost(hw, model.slug, sc.gpus, spd.decode_tok_s_aggregate, world.offers, world.api_prices, a),
+        cost=cost(hw, model.slug, sc.gpus, spd.decode_tok_s_aggregate, facts.offers, facts.api_prices, a),
         warnings=tuple(warnings),
         assumptions=a,
     )

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from generator.build import outdir
 from generator.content.catalog import Catalog
+from generator.publish import outdir
 from generator.site.views import HardwareRow
 
 ROOT = Path(__file__).resolve().parents[2]

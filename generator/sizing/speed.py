@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from generator.content.schema import Hardware, Model
-from generator.engine.kv import kv_read_per_token
-from generator.engine.params import ParamCount, layer_kinds
-from generator.engine.weights import WeightBytes
+from generator.content.schema import Hardware, LayerKind, Model
+from generator.sizing.kv import kv_read_per_token
+from generator.sizing.params import ParamCount, layer_kinds
+from generator.sizing.weights import WeightBytes
 
 
 def _attention_width(model: Model) -> int:
@@ -37,7 +37,7 @@ def attention_flops(model: Model, tokens: int) -> float:
     pairs_full = n * n / 2
     pairs_sliding = pairs_full if w is None or n <= w else n * w - w * w / 2
     kinds = layer_kinds(model)
-    return 2 * d * (kinds.count("f") * pairs_full + kinds.count("s") * pairs_sliding)
+    return 2 * d * (kinds.count(LayerKind.FULL) * pairs_full + kinds.count(LayerKind.SLIDING) * pairs_sliding)
 
 
 def decode_attention_flops(model: Model, context: int) -> float:
@@ -45,7 +45,7 @@ def decode_attention_flops(model: Model, context: int) -> float:
     d = _attention_width(model)
     w = model.attention.sliding_window or context
     kinds = layer_kinds(model)
-    return 2.0 * d * (kinds.count("f") * context + kinds.count("s") * min(context, w))
+    return 2.0 * d * (kinds.count(LayerKind.FULL) * context + kinds.count(LayerKind.SLIDING) * min(context, w))
 
 
 def matmul_params(params: ParamCount) -> int:

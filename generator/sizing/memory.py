@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Literal
 
 from generator.content.schema import EngineProfile, Hardware, HardwareKind, Model
-from generator.engine.kv import KVCache, kv_cache
-from generator.engine.params import ParamCount
-from generator.engine.scenario import Scenario
-from generator.engine.weights import WeightBytes
+from generator.sizing.kv import KVCache, kv_cache
+from generator.sizing.params import ParamCount
+from generator.sizing.scenario import Scenario
+from generator.sizing.weights import WeightBytes
 
 Verdict = Literal["comfortable", "tight", "oom"]
 
