@@ -5,15 +5,25 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 TOOLS := tools/node_modules/.installed
+TSC := tools/node_modules/.bin/tsc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: build test lint typecheck check-content calibrate clean i18n serve golden browser audit bench
+.PHONY: build test check lint typecheck typecheck-js check-content calibrate clean i18n serve golden browser audit bench lock
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test]' -c constraints.txt
 	touch $(STAMP)
+
+# constraints.txt pins every package the project installs to the version `make lock` last resolved.
+lock:
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PYTHON) -m venv "$$tmp" && \
+	"$$tmp/bin/python" -m pip install -q --upgrade pip && \
+	"$$tmp/bin/python" -m pip install -q -e '.[test]' && \
+	{ echo "# Exact versions of every package the project installs; regenerate with: make lock"; \
+	  "$$tmp/bin/python" -m pip freeze --exclude-editable; } > constraints.txt
 
 build: $(STAMP)
 	$(PY) -m generator build
@@ -26,6 +36,10 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(PY) -m mypy
+
+# The browser code is checked as TypeScript would check it (// @ts-check, JSDoc types, strict).
+typecheck-js: $(TOOLS)
+	$(TSC) -p tools/tsconfig.json
 
 i18n: $(STAMP)
 	$(PY) -m babel.messages.frontend extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 --no-location --sort-output --omit-header -o locales/messages.pot .
@@ -63,10 +77,21 @@ $(TOOLS): tools/package.json tools/package-lock.json
 audit: $(STAMP) $(TOOLS) browser
 	$(PY) -m tests.web.audit
 
+# The fast loop, under a minute: lint, format, types (Python and JavaScript), unit and golden tests;
+# no full-catalog build and no browser.
+check: $(STAMP) $(TOOLS)
+	$(PY) -m ruff check generator tests
+	$(PY) -m ruff format --check generator tests
+	$(PY) -m mypy
+	$(TSC) -p tools/tsconfig.json
+	$(PY) -m pytest -m "not slow and not browser" -q -x -n 0
+
 test: $(STAMP) $(TOOLS) browser
 	$(PY) -m generator check-content
 	$(PY) -m ruff check generator tests
+	$(PY) -m ruff format --check generator tests
 	$(PY) -m mypy
+	$(TSC) -p tools/tsconfig.json
 	$(PY) -m pytest -q
 
 clean:

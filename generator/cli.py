@@ -23,10 +23,9 @@ from generator.content.loader import ContentErrors, load_catalog, parse_file
 from generator.content.schema import Hardware, Model
 from generator.publish.outdir import OutputError
 from generator.site.i18n import LANGS
-from generator.site.views import FAMILY_ENGINE, facts_of
 from generator.sizing.estimate import ScenarioError, estimate
 from generator.sizing.params import count_params, declared_mismatch
-from generator.sizing.scenario import Scenario
+from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONTENT = ROOT / "content"
@@ -62,7 +61,7 @@ def resolve_hardware(catalog: Catalog, ref: str, content: Path) -> Hardware:
     return catalog.hw(ref)
 
 
-def build_scenario(catalog: Catalog, hw: Hardware, args: argparse.Namespace) -> Scenario:
+def build_scenario(catalog: Catalog, args: argparse.Namespace) -> Scenario:
     """The scenario named by the command-line options, with engine-aware defaults."""
     fmt = catalog.format(args.quant)
     engine = catalog.engine(args.engine or FAMILY_ENGINE[fmt.family.value])
@@ -119,7 +118,7 @@ def human(keys: dict[str, Any], model: Model, hw: Hardware) -> str:
 def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
     model = resolve_model(catalog, args.model)
     hw = resolve_hardware(catalog, args.hardware, args.content)
-    sc = build_scenario(catalog, hw, args)
+    sc = build_scenario(catalog, args)
     est = estimate(model, hw, sc, facts_of(catalog))
     keys = est.to_dict()
     print(json.dumps(keys, indent=2, ensure_ascii=False) if args.json else human(keys, model, hw))
@@ -127,7 +126,7 @@ def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
 
 
 def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
-    from generator.publish.writer import hardware_summaries, model_summaries
+    from generator.site.api import hardware_summaries, model_summaries
 
     if args.what == "models":
         items, cols = model_summaries(catalog), ("slug", "hf_id")
@@ -141,17 +140,20 @@ def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
-def content_warnings(
-    catalog: Catalog, today: dt.date, max_price_age_days: int, content: Path = DEFAULT_CONTENT
-) -> tuple[list[str], list[str]]:
-    """(errors, warnings) beyond schema validation: unfinished scaffolds, parameter mismatches, stale prices."""
+def _unfinished_scaffolds(content: Path) -> list[str]:
+    """One error per TODO line left in a model or hardware file by ``new-model``."""
     errors: list[str] = []
-    warnings: list[str] = []
     for folder in ("models", "hardware"):
         for path in sorted((content / folder).glob("*.yaml")):
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 if "TODO" in line:
                     errors.append(f"content/{folder}/{path.name}:{number}: unfinished scaffold (TODO): {line.strip()}")
+    return errors
+
+
+def _param_mismatches(catalog: Catalog) -> list[str]:
+    """One error per model whose declared params_total is more than 2% off its architecture's count."""
+    errors: list[str] = []
     for m in catalog.models.values():
         mismatch = declared_mismatch(m, count_params(m))
         if mismatch is not None and abs(mismatch) > 0.02:
@@ -159,20 +161,33 @@ def content_warnings(
                 f"content/models/{m.slug}.yaml: params_total {m.params_total:,} differs from the "
                 f"architecture's {count_params(m).total:,} by {mismatch:+.1%} (over 2%)"
             )
+    return errors
+
+
+def _stale_prices(catalog: Catalog, today: dt.date, max_price_age_days: int) -> list[str]:
+    """One warning per cloud or API price last seen more than ``max_price_age_days`` before ``today``."""
     limit = today - dt.timedelta(days=max_price_age_days)
-    for o in catalog.offers:
-        if o.date_seen < limit:
-            warnings.append(
-                f"content/prices/cloud.yaml: {o.provider} {o.instance} price seen {o.date_seen} "
-                f"is older than {max_price_age_days} days"
-            )
-    for p in catalog.api_prices:
-        if p.date_seen < limit:
-            warnings.append(
-                f"content/prices/api.yaml: {p.provider} {p.model} price seen {p.date_seen} "
-                f"is older than {max_price_age_days} days"
-            )
-    return errors, warnings
+    warnings = [
+        f"content/prices/cloud.yaml: {o.provider} {o.instance} price seen {o.date_seen} "
+        f"is older than {max_price_age_days} days"
+        for o in catalog.offers
+        if o.date_seen < limit
+    ]
+    warnings += [
+        f"content/prices/api.yaml: {p.provider} {p.model} price seen {p.date_seen} "
+        f"is older than {max_price_age_days} days"
+        for p in catalog.api_prices
+        if p.date_seen < limit
+    ]
+    return warnings
+
+
+def content_warnings(
+    catalog: Catalog, today: dt.date, max_price_age_days: int, content: Path = DEFAULT_CONTENT
+) -> tuple[list[str], list[str]]:
+    """(errors, warnings) beyond schema validation: unfinished scaffolds, parameter mismatches, stale prices."""
+    errors = _unfinished_scaffolds(content) + _param_mismatches(catalog)
+    return errors, _stale_prices(catalog, today, max_price_age_days)
 
 
 def cmd_check_content(args: argparse.Namespace, catalog: Catalog) -> int:
@@ -188,6 +203,11 @@ def cmd_check_content(args: argparse.Namespace, catalog: Catalog) -> int:
     return USER_ERROR if errors else 0
 
 
+def _without_fit_date(text: str) -> str:
+    """The calibration file's text less its ``fitted_on:`` line, which changes every day."""
+    return "\n".join(line for line in text.splitlines() if not line.startswith("fitted_on:"))
+
+
 def cmd_calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
     from generator.publish.calibration import calibration_file, render_calibration
 
@@ -195,8 +215,7 @@ def cmd_calibrate(args: argparse.Namespace, catalog: Catalog) -> int:
     path = calibration_file(args.content)
     if args.check:
         old = path.read_text(encoding="utf-8") if path.exists() else ""
-        strip = lambda t: "\n".join(x for x in t.splitlines() if not x.startswith("fitted_on:"))  # noqa: E731
-        if strip(old) != strip(new):
+        if _without_fit_date(old) != _without_fit_date(new):
             print(f"{path} is out of date: run `make calibrate`", file=sys.stderr)
             return 1
         print(f"{path} matches the measurements")
@@ -219,7 +238,9 @@ def site_config() -> dict[str, Any]:
 
 
 # Scheme, host (name, IPv4 or [IPv6]), optional port and path: what may precede every URL of the site.
-_BASE_URL = re.compile(r"https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:/[\w.~%-]*)*")
+_BASE_URL = re.compile(
+    r"https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:/[\w.~%-]*)*"
+)
 
 
 def check_base_url(url: str) -> str:
@@ -260,14 +281,14 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace, catalog: Catalog | None) -> int:
+def cmd_serve(args: argparse.Namespace, _catalog: Catalog | None) -> int:
     from generator.publish.serve import serve
 
     base_url = f"http://127.0.0.1:{args.port}"
     return serve(args.content, args.out, args.port, base_url)
 
 
-def cmd_new_model(args: argparse.Namespace, catalog: Catalog | None) -> int:
+def cmd_new_model(args: argparse.Namespace, _catalog: Catalog | None) -> int:
     """Scaffold a model file; it reads no catalog, so it works while other files are half-written."""
     from generator.content.scaffold import scaffold
 
@@ -382,7 +403,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _terminate(signum: int, frame: object) -> None:
+def _terminate(_signum: int, _frame: object) -> None:
     """SIGTERM unwinds like Ctrl-C, so a killed build removes its temporary folder and its workers."""
     raise KeyboardInterrupt
 

@@ -1,11 +1,97 @@
+// @ts-check
 // Sizewise sizing model for the browser: a line-by-line port of generator/sizing/*.py.
 // Same inputs (the JSON a pair page embeds), same outputs (the keys of `estimate --json`):
 // bytes are exact integers, floats agree to 1e-9 (a parity test runs both on hundreds of scenarios).
 // No dependencies, no DOM: it runs in node and in the browser.
 
+// Types: JSDoc checked by `tsc -p tools/tsconfig.json`. The records are those of
+// generator/content/schema.py as generator/site/browser_data.py dumps them (None is null).
+/**
+ * @typedef {"safetensors" | "gguf" | "mlx"} FormatFamily
+ * @typedef {"llama.cpp" | "vllm" | "ollama" | "mlx" | "sglang"} EngineName
+ * @typedef {"datacenter_gpu" | "workstation_gpu" | "consumer_gpu" | "apple_unified" | "unified_apu" | "npu"} HardwareKind
+ * @typedef {"comfortable" | "tight" | "oom"} Verdict
+ * @typedef {"layer" | "tensor" | "none"} Split
+ * @typedef {{ model_type: string, num_layers: number, hidden_size: number, intermediate_size: number,
+ *   num_attention_heads: number, num_kv_heads: number, head_dim: number, vocab_size: number, max_context: number,
+ *   tie_word_embeddings: boolean, attention_bias: boolean, attention_output_bias: boolean, qk_norm: boolean,
+ *   attention_output_gate: boolean, attention_sinks: boolean, norms_per_layer: number, mlp_bias: boolean,
+ *   mlp_gated: boolean }} Architecture
+ * @typedef {{ kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number, v_head_dim: number,
+ *   q_lora_rank: number | null }} MLA
+ * @typedef {{ num_key_heads: number, key_head_dim: number, num_value_heads: number, value_head_dim: number,
+ *   conv_kernel: number }} LinearAttention
+ * @typedef {{ d_inner: number, d_state: number, n_groups: number, d_conv: number, num_heads: number }} Mamba
+ * @typedef {{ layer_pattern: string, sliding_window: number | null, mla: MLA | null, linear: LinearAttention | null,
+ *   mamba: Mamba | null }} Attention layer_pattern repeats to num_layers: f full, s sliding, l linear, m mamba
+ * @typedef {{ num_experts: number, experts_per_token: number, expert_intermediate_size: number,
+ *   shared_experts: number, shared_expert_intermediate_size: number, first_dense_layers: number,
+ *   layer_interval: number, router_bias: boolean, shared_expert_gate: boolean,
+ *   extra_layers_not_loaded: number }} MoE
+ * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
+ *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
+ *   params_active_kind: string | null, architecture: Architecture, attention: Attention, moe: MoE | null }} Model
+ * @typedef {{ usd: number, date: string, kind: string, source: string | null }} Price
+ * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, release_date: string,
+ *   memory_type: string | null, bandwidth_gbps: number, tflops_bf16: number | null, tflops_fp16: number | null,
+ *   tflops_fp8: number | null, tops_int8: number | null, tdp_w: number | null, interconnect: string | null,
+ *   chips: number, gpu_memory_limit_gib: number | null, price: Price | null }
+ *   & ({ memory_gib: number, memory_gb: null } | { memory_gib: null, memory_gb: number })} Hardware
+ *   exactly one of memory_gib and memory_gb
+ * @typedef {{ model: string, params: number, embedding_params: number, output_params: number, file_gib: number,
+ *   source: string }} ReferenceFile
+ * @typedef {{ name: string, family: FormatFamily, bits_per_weight: number, embedding_bpw: number,
+ *   output_bpw: number, small_tensor_bpw: number, expert_bpw: number | null, moe_only: boolean,
+ *   reference: ReferenceFile | null }} QuantFormat
+ * @typedef {{ name: string, bytes_per_element: number, engines: string[] }} KVDtype
+ * @typedef {{ name: EngineName, label: string, default_kv_dtype: string, formats: FormatFamily[],
+ *   hardware_kinds: HardwareKind[], memory_utilization: number,
+ *   kv_allocation: "shared_pool" | "paged" | "per_seq_steps", context_pad_tokens: number, batch_tokens: number,
+ *   runtime_bytes_per_gpu: number, runtime_bytes_extra_gpu: number,
+ *   compute_buffer: "logits_ubatch" | "activation_profile" | "none", activation_bytes_dense: number,
+ *   activation_bytes_moe: number, state_conv_bytes: number, state_ssm_bytes: number, split: Split,
+ *   tensor_parallel_efficiency: number, allreduce_latency_s: number,
+ *   keeps_embeddings_on_host: boolean }} EngineProfile
+ * @typedef {{ verdict_tight_fraction: number, default_context: number, ttft_prompt_tokens: number,
+ *   host_ram_bandwidth_gbps: number, electricity_usd_per_kwh: number, electricity_date: string,
+ *   hours_per_day: number, days_per_month: number, finetune_seq_len: number, finetune_batch: number,
+ *   lora_rank: number, nf4_bits_per_weight: number, adam_bytes_per_param: number,
+ *   activation_bytes_per_token_hidden: number, max_gpus: number }} Assumptions
+ * @typedef {{ engine: EngineName, hardware_class: string, bandwidth_efficiency: number,
+ *   per_layer_latency_s: number, rows: number }} DecodeFit
+ * @typedef {{ engine: EngineName, hardware_class: string, compute_efficiency: number, rows: number }} PrefillFit
+ * @typedef {{ engine: EngineName, moe_factor: number, rows: number }} MoEFit
+ * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[] }} Calibration
+ * @typedef {{ decode: [number, number] | null, prefill: [number, number] | null }} Ranges
+ *   low and high measured ÷ predicted, out of sample
+ * @typedef {{ provider: string, instance: string, hardware: string, gpus: number, usd_per_hour: number,
+ *   billing: string, date_seen: string }} CloudOffer
+ * @typedef {{ model: string, provider: string, input_usd_per_mtok: number, output_usd_per_mtok: number,
+ *   date_seen: string }} ApiPrice
+ * @typedef {{ assumptions: Assumptions, calibration: Calibration, ranges: Ranges, offers: CloudOffer[],
+ *   api_prices: ApiPrice[] }} Facts
+ * @typedef {{ fmt: QuantFormat, engine: EngineProfile, kv: KVDtype, context: number, batch: number,
+ *   gpus: number, offload: number }} Scenario
+ * @typedef {{ quant: string, engine?: string, kv_dtype?: string, context: number, batch?: number, gpus?: number,
+ *   offload?: number }} ScenarioNames the names and numbers of `estimate`'s command line
+ * @typedef {{ embedding: number, output: number, attention: number, dense_ffn: number, shared_experts: number,
+ *   experts: number, experts_active: number, small: number, total: number, active: number, body: number }} Params
+ * @typedef {{ embedding: number, output: number, body: number, experts: number, experts_active: number,
+ *   small: number, body_bpw: number, expert_bpw: number, params: number, tied: boolean, total: number,
+ *   per_token_read: number, effective_bpw: number }} Weights bytes, and bits per weight
+ * @typedef {{ attention_bytes: number, state_bytes: number, bytes_per_token: number, total: number }} KvCache
+ * @typedef {{ bandwidth_efficiency: number, per_layer_latency_s: number, compute_efficiency: number }} Constants
+ * @typedef {{ kv_bytes: number, state_bytes_per_seq: number, context: number, seqs: number, gpus: number,
+ *   split: Split, tp_efficiency: number, allreduce_latency_s: number, batch_tokens: number, offload: number,
+ *   host_bandwidth_gbps: number, prompt_tokens: number, cal: Constants }} SpeedInputs
+ * @typedef {ReturnType<typeof speed>} Speed
+ * @typedef {ReturnType<typeof estimate>} Estimate the keys of `estimate --json`
+ */
+
 const GIB = 1024 ** 3;
 
 // Python's round(): halves go to the even neighbour.
+/** @param {number} x */
 export function pyRound(x) {
   const f = Math.floor(x);
   const diff = x - f;
@@ -14,6 +100,11 @@ export function pyRound(x) {
   return f % 2 === 0 ? f : f + 1;
 }
 
+/**
+ * The kind letter of every layer.
+ * @param {Model} model
+ * @returns {string[]}
+ */
 export function layerKinds(model) {
   const pattern = model.attention.layer_pattern;
   const out = [];
@@ -21,25 +112,39 @@ export function layerKinds(model) {
   return out;
 }
 
+/**
+ * @param {string[]} kinds
+ * @param {string} k
+ */
 function count(kinds, k) {
   let n = 0;
   for (const x of kinds) if (x === k) n++;
   return n;
 }
 
+/** @param {Hardware} hw */
 export function memoryBytes(hw) {
   return hw.memory_gib != null ? pyRound(hw.memory_gib * GIB) : pyRound(hw.memory_gb * 1e9);
 }
 
+/** @param {Hardware} hw */
 export function computeTflops(hw) {
   return hw.tflops_bf16 || hw.tflops_fp16 || null;
 }
 
+/**
+ * @param {MoE} moe
+ * @param {number} i
+ */
 function isMoeLayer(moe, i) {
   return i >= moe.first_dense_layers && (i + 1) % moe.layer_interval === 0;
 }
 
 // ---- params.py ----
+/**
+ * @param {Model} model
+ * @returns {[number, number]} matrix and small parameters
+ */
 function attentionLayer(model) {
   const a = model.architecture;
   const h = a.hidden_size;
@@ -73,8 +178,12 @@ function attentionLayer(model) {
   return [matrices, small];
 }
 
+/**
+ * @param {Model} model
+ * @returns {[number, number]}
+ */
 function linearLayer(model) {
-  const lin = model.attention.linear;
+  const lin = /** @type {LinearAttention} */ (model.attention.linear); // an l layer has one (schema)
   const h = model.architecture.hidden_size;
   const k = lin.num_key_heads * lin.key_head_dim;
   const v = lin.num_value_heads * lin.value_head_dim;
@@ -83,8 +192,12 @@ function linearLayer(model) {
   return [matrices, small];
 }
 
+/**
+ * @param {Model} model
+ * @returns {[number, number]}
+ */
 function mambaLayer(model) {
-  const m = model.attention.mamba;
+  const m = /** @type {Mamba} */ (model.attention.mamba); // an m layer has one (schema)
   const h = model.architecture.hidden_size;
   const convDim = m.d_inner + 2 * m.n_groups * m.d_state;
   const matrices = h * (2 * m.d_inner + 2 * m.n_groups * m.d_state + m.num_heads) + m.d_inner * h;
@@ -92,12 +205,23 @@ function mambaLayer(model) {
   return [matrices, small];
 }
 
+/**
+ * @param {number} hidden
+ * @param {number} inter
+ * @param {boolean} gated
+ * @param {boolean} bias
+ * @returns {[number, number]}
+ */
 function ffn(hidden, inter, gated, bias) {
   const matrices = (gated ? 3 : 2) * hidden * inter;
   const small = bias ? (gated ? 2 : 1) * inter + hidden : 0;
   return [matrices, small];
 }
 
+/**
+ * @param {Model} model
+ * @returns {Params}
+ */
 export function countParams(model) {
   const a = model.architecture;
   const h = a.hidden_size;
@@ -130,20 +254,22 @@ export function countParams(model) {
   small += h;
   const embedding = a.vocab_size * h;
   const output = a.tie_word_embeddings ? 0 : a.vocab_size * h;
-  const p = { embedding, output, attention, dense_ffn: denseFfn, shared_experts: shared, experts,
-    experts_active: expertsActive, small };
+  const p = /** @type {Params} */ ({ embedding, output, attention, dense_ffn: denseFfn, shared_experts: shared, experts,
+    experts_active: expertsActive, small });
   p.total = embedding + output + attention + denseFfn + shared + experts + small;
   p.active = p.total - experts + expertsActive;
   p.body = attention + denseFfn + shared;
   return p;
 }
 
+/** @param {Params} p */
 function matmulParams(p) {
   const head = p.output ? p.output : p.embedding;
   return p.active - p.embedding - p.output + head;
 }
 
 // ---- weights.py ----
+/** @param {QuantFormat} fmt */
 export function bodyBpw(fmt) {
   const ref = fmt.reference;
   if (!ref) return fmt.bits_per_weight;
@@ -152,16 +278,22 @@ export function bodyBpw(fmt) {
   return (fileBits - ref.embedding_params * fmt.embedding_bpw - ref.output_params * fmt.output_bpw) / rest;
 }
 
+/**
+ * @param {Params} p
+ * @param {QuantFormat} fmt
+ * @returns {Weights}
+ */
 export function weightBytes(p, fmt) {
   const bulk = bodyBpw(fmt);
   const expert = fmt.expert_bpw != null ? fmt.expert_bpw : bulk;
   const embBpw = p.output ? fmt.embedding_bpw : fmt.output_bpw;
+  /** @type {(n: number, bpw: number) => number} */
   const b = (n, bpw) => pyRound(n * bpw / 8);
-  const w = {
+  const w = /** @type {Weights} */ ({
     embedding: b(p.embedding, embBpw), output: b(p.output, fmt.output_bpw), body: b(p.body, bulk),
     experts: b(p.experts, expert), experts_active: b(p.experts_active, expert), small: b(p.small, fmt.small_tensor_bpw),
     body_bpw: bulk, expert_bpw: expert, params: p.total, tied: !p.output,
-  };
+  });
   w.total = w.embedding + w.output + w.body + w.experts + w.small;
   w.per_token_read = (w.tied ? w.embedding : w.output) + w.body + w.experts_active + w.small;
   w.effective_bpw = w.total * 8 / w.params;
@@ -169,6 +301,10 @@ export function weightBytes(p, fmt) {
 }
 
 // ---- kv.py ----
+/**
+ * @param {Model} model
+ * @param {number} kvBytes
+ */
 export function kvBytesPerTokenLayer(model, kvBytes) {
   const mla = model.attention.mla;
   if (mla) return (mla.kv_lora_rank + mla.qk_rope_head_dim) * kvBytes;
@@ -176,26 +312,42 @@ export function kvBytesPerTokenLayer(model, kvBytes) {
   return 2 * a.num_kv_heads * a.head_dim * kvBytes;
 }
 
+/**
+ * @param {Model} model
+ * @param {string} kind
+ * @param {EngineProfile} engine
+ */
 export function stateBytesPerSeqLayer(model, kind, engine) {
   if (kind === "l") {
-    const lin = model.attention.linear;
+    const lin = /** @type {LinearAttention} */ (model.attention.linear);
     const conv = (2 * lin.num_key_heads * lin.key_head_dim + lin.num_value_heads * lin.value_head_dim) *
       (lin.conv_kernel - 1);
     const ssm = lin.num_value_heads * lin.value_head_dim * lin.key_head_dim;
     return conv * engine.state_conv_bytes + ssm * engine.state_ssm_bytes;
   }
   if (kind === "m") {
-    const m = model.attention.mamba;
+    const m = /** @type {Mamba} */ (model.attention.mamba);
     const conv = (m.d_conv - 1) * (m.d_inner + 2 * m.n_groups * m.d_state);
     return conv * engine.state_conv_bytes + m.d_state * m.d_inner * engine.state_ssm_bytes;
   }
   return 0.0;
 }
 
+/**
+ * @param {number} n
+ * @param {number} unit
+ */
 function padUp(n, unit) {
   return -Math.floor(-n / unit) * unit;
 }
 
+/**
+ * @param {string} kind
+ * @param {Model} model
+ * @param {EngineProfile} engine
+ * @param {number} context
+ * @param {number} seqs
+ */
 export function cachedTokens(kind, model, engine, context, seqs) {
   const unit = engine.context_pad_tokens;
   const window = model.attention.sliding_window;
@@ -208,6 +360,14 @@ export function cachedTokens(kind, model, engine, context, seqs) {
   return seqs * Math.min(padUp(context, unit), window);
 }
 
+/**
+ * @param {Model} model
+ * @param {EngineProfile} engine
+ * @param {number} kvBytes
+ * @param {number} context
+ * @param {number} seqs
+ * @returns {KvCache}
+ */
 export function kvCache(model, engine, kvBytes, context, seqs) {
   const perLayer = kvBytesPerTokenLayer(model, kvBytes);
   const kinds = layerKinds(model);
@@ -221,12 +381,18 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
   }
   const full = count(kinds, "f");
   const sliding = count(kinds, "s");
-  const kv = { attention_bytes: Math.ceil(attention), state_bytes: Math.ceil(state),
-    bytes_per_token: perLayer * (full + sliding) };
+  const kv = /** @type {KvCache} */ ({ attention_bytes: Math.ceil(attention), state_bytes: Math.ceil(state),
+    bytes_per_token: perLayer * (full + sliding) });
   kv.total = kv.attention_bytes + kv.state_bytes;
   return kv;
 }
 
+/**
+ * @param {Model} model
+ * @param {number} kvBytes
+ * @param {number} context
+ * @param {number} stateBytes
+ */
 function kvReadPerToken(model, kvBytes, context, stateBytes) {
   const perLayer = kvBytesPerTokenLayer(model, kvBytes);
   const window = model.attention.sliding_window || context;
@@ -237,12 +403,21 @@ function kvReadPerToken(model, kvBytes, context, stateBytes) {
 // ---- memory.py ----
 const UNIFIED = new Set(["apple_unified", "unified_apu"]);
 
+/**
+ * @param {Hardware} hw
+ * @param {EngineProfile} engine
+ */
 export function usableBytesPerGpu(hw, engine) {
   let total = memoryBytes(hw);
   if (UNIFIED.has(hw.kind) && hw.gpu_memory_limit_gib) total = pyRound(hw.gpu_memory_limit_gib * 1024 ** 3);
   return Math.floor(total * engine.memory_utilization);
 }
 
+/**
+ * @param {Model} model
+ * @param {EngineProfile} engine
+ * @param {number} gpus
+ */
 export function tpValid(model, engine, gpus) {
   if (gpus === 1) return true;
   const a = model.architecture;
@@ -254,6 +429,12 @@ export function tpValid(model, engine, gpus) {
   return gpus <= kv ? kv % gpus === 0 : gpus % kv === 0;
 }
 
+/**
+ * @param {Model} model
+ * @param {EngineProfile} engine
+ * @param {number} gpus
+ * @param {number} seqs
+ */
 function runtimeBytesPerGpu(model, engine, gpus, seqs) {
   const a = model.architecture;
   const fixed = engine.runtime_bytes_per_gpu + (gpus > 1 ? engine.runtime_bytes_extra_gpu : 0);
@@ -266,11 +447,26 @@ function runtimeBytesPerGpu(model, engine, gpus, seqs) {
   return fixed + buffer;
 }
 
+/**
+ * @param {number} perGpu
+ * @param {number} usablePerGpu
+ * @param {number} tightFraction
+ * @returns {Verdict}
+ */
 export function verdictFor(perGpu, usablePerGpu, tightFraction) {
   if (perGpu > usablePerGpu) return "oom";
   return perGpu <= tightFraction * usablePerGpu ? "comfortable" : "tight";
 }
 
+/**
+ * @param {Model} model
+ * @param {Weights} weights
+ * @param {Hardware} hw
+ * @param {Scenario} sc
+ * @param {number} tightFraction
+ * @param {number} [context] the scenario's by default
+ * @param {number} [seqs] the scenario's batch by default
+ */
 export function memory(model, weights, hw, sc, tightFraction, context, seqs) {
   const ctx = context == null ? sc.context : context;
   const nSeq = seqs == null ? sc.batch : seqs;
@@ -302,6 +498,11 @@ export function memory(model, weights, hw, sc, tightFraction, context, seqs) {
   };
 }
 
+/**
+ * @param {(n: number) => boolean} fits
+ * @param {number} lo
+ * @param {number} hi
+ */
 export function largest(fits, lo, hi) {
   if (!fits(lo)) return lo - 1;
   while (lo < hi) {
@@ -313,6 +514,7 @@ export function largest(fits, lo, hi) {
 }
 
 // ---- speed.py ----
+/** @param {Model} model */
 function attentionWidth(model) {
   const a = model.architecture;
   const mla = model.attention.mla;
@@ -320,10 +522,19 @@ function attentionWidth(model) {
   return a.num_attention_heads * a.head_dim * 2;
 }
 
+/**
+ * @param {number} e
+ * @param {number} k
+ * @param {number} seqs
+ */
 export function expertsTouchedFraction(e, k, seqs) {
   return 1.0 - (1.0 - k / e) ** seqs;
 }
 
+/**
+ * @param {Model} model
+ * @param {number} tokens
+ */
 function attentionFlops(model, tokens) {
   const d = attentionWidth(model);
   const n = tokens;
@@ -334,6 +545,10 @@ function attentionFlops(model, tokens) {
   return 2 * d * (count(kinds, "f") * pairsFull + count(kinds, "s") * pairsSliding);
 }
 
+/**
+ * @param {Model} model
+ * @param {number} context
+ */
 function decodeAttentionFlops(model, context) {
   const d = attentionWidth(model);
   const w = model.attention.sliding_window || context;
@@ -341,14 +556,32 @@ function decodeAttentionFlops(model, context) {
   return 2.0 * d * (count(kinds, "f") * context + count(kinds, "s") * Math.min(context, w));
 }
 
+/**
+ * @param {number} gpus
+ * @param {Split} split
+ * @param {number} tpEfficiency
+ */
 function parallel(gpus, split, tpEfficiency) {
   return split === "tensor" && gpus > 1 ? gpus * tpEfficiency : 1.0;
 }
 
+/**
+ * @param {number} tCompute
+ * @param {number} tWeights
+ * @param {number} passes
+ * @param {number} passOverhead
+ */
 export function promptSeconds(tCompute, tWeights, passes, passOverhead) {
   return tCompute + tWeights + passes * passOverhead;
 }
 
+/**
+ * @param {Model} model
+ * @param {Params} p
+ * @param {Weights} w
+ * @param {Hardware} hw
+ * @param {SpeedInputs} o
+ */
 export function speed(model, p, w, hw, o) {
   const cal = o.cal;
   const par = parallel(o.gpus, o.split, o.tp_efficiency);
@@ -384,26 +617,33 @@ export function speed(model, p, w, hw, o) {
 }
 
 // speed_range: each speed times the out-of-sample low/high ratio of measured ÷ predicted.
+/**
+ * @param {Speed} s
+ * @param {Ranges} ranges
+ */
 export function speedRange(s, ranges) {
   const [dl, dh] = ranges && ranges.decode ? ranges.decode : [null, null];
   const hasPrefill = ranges && ranges.prefill && s.prefill_tok_s !== null;
-  const [pl, ph] = hasPrefill ? ranges.prefill : [null, null];
+  // hasPrefill: ranges.prefill and s.prefill_tok_s are set.
+  const [pl, ph] = hasPrefill ? /** @type {[number, number]} */ (ranges.prefill) : [null, null];
   return {
     decode_tok_s_low: dl ? s.decode_tok_s * dl : null,
     decode_tok_s_high: dh ? s.decode_tok_s * dh : null,
-    prefill_tok_s_low: pl ? s.prefill_tok_s * pl : null,
-    prefill_tok_s_high: ph ? s.prefill_tok_s * ph : null,
+    prefill_tok_s_low: pl ? /** @type {number} */ (s.prefill_tok_s) * pl : null,
+    prefill_tok_s_high: ph ? /** @type {number} */ (s.prefill_tok_s) * ph : null,
     ttft_s_low: ph && s.ttft_s !== null ? s.ttft_s / ph : null,
     ttft_s_high: pl && s.ttft_s !== null ? s.ttft_s / pl : null,
   };
 }
 
 // ---- scenario.py ----
+/** @param {Hardware} hw */
 export function hardwareClass(hw) {
   if (hw.kind === "apple_unified") return "apple";
   return `${hw.vendor.toLowerCase().split(/\s+/)[0]}-${hw.kind}`;
 }
 
+/** @param {Hardware} hw */
 export function memoryClass(hw) {
   const kind = (hw.memory_type || "").toUpperCase();
   if (kind.includes("HBM")) return "hbm";
@@ -412,19 +652,25 @@ export function memoryClass(hw) {
   return "unknown";
 }
 
+/** @type {Partial<Record<string, EngineName>>} */
 const SAME_KERNELS = { ollama: "llama.cpp" };
 
+/** @param {string} hwClass */
 export function classLevels(hwClass) {
   return hwClass.includes("-") ? [hwClass, hwClass.split("-")[0], "*"] : [hwClass, "*"];
 }
 
+/** @type {Record<string, string>} */
 const MEMORY_LABELS = { hbm: "HBM accelerators", gddr: "GDDR accelerators", lpddr: "LPDDR and unified memory" };
+/** @type {Partial<Record<string, string>>} */
 const KIND_LABELS = {
   consumer_gpu: "consumer GPUs", workstation_gpu: "workstation GPUs", datacenter_gpu: "datacenter GPUs",
   unified_apu: "unified-memory APUs", npu: "NPUs",
 };
+/** @type {Partial<Record<string, string>>} */
 const VENDOR_LABELS = { nvidia: "NVIDIA", amd: "AMD", moore: "Moore Threads", apple: "Apple silicon" };
 
+/** @param {string} hwClass */
 export function classLabel(hwClass) {
   const dash = hwClass.indexOf("-");
   const vendor = dash < 0 ? hwClass : hwClass.slice(0, dash);
@@ -436,6 +682,13 @@ export function classLabel(hwClass) {
   return vendor === "apple" ? name : `all ${name} hardware`;
 }
 
+/**
+ * @template {DecodeFit | PrefillFit} F
+ * @param {F[]} fits
+ * @param {string} engine
+ * @param {string} hwClass
+ * @returns {[F, string]} the fit and where it comes from
+ */
 export function pick(fits, engine, hwClass) {
   const table = new Map(fits.map((f) => [`${f.engine}|${f.hardware_class}`, f]));
   const levels = classLevels(hwClass);
@@ -454,7 +707,13 @@ export function pick(fits, engine, hwClass) {
   throw new Error(`no calibration for ${engine} or llama.cpp`);
 }
 
+/**
+ * @param {MoEFit[]} fits
+ * @param {string} engine
+ * @returns {[number, string]}
+ */
 export function moeFactor(fits, engine) {
+  /** @type {Map<string, MoEFit>} */
   const table = new Map(fits.map((f) => [f.engine, f]));
   for (const name of [engine, SAME_KERNELS[engine], "llama.cpp"]) {
     const f = name && table.get(name);
@@ -463,6 +722,13 @@ export function moeFactor(fits, engine) {
   return [1.0, "no mixture-of-experts measurements"];
 }
 
+/**
+ * @param {Calibration} calibration
+ * @param {string} engine
+ * @param {Hardware} hw
+ * @param {Model} model
+ * @returns {[Constants, string]}
+ */
 export function calibrationFor(calibration, engine, hw, model) {
   const [dec, decNote] = pick(calibration.decode_fits, engine, memoryClass(hw));
   const [pre, classNote] = pick(calibration.prefill_fits, engine, hardwareClass(hw));
@@ -479,6 +745,11 @@ export function calibrationFor(calibration, engine, hw, model) {
 }
 
 // ---- finetune.py ----
+/**
+ * @param {Model} model
+ * @param {string} kind
+ * @returns {[number, number][]} (in, out) of each adapted matrix
+ */
 function adaptedMatrices(model, kind) {
   const a = model.architecture;
   const h = a.hidden_size;
@@ -495,6 +766,7 @@ function adaptedMatrices(model, kind) {
   }
   if (mla) {
     const qk = a.num_attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+    /** @type {[number, number][]} */
     const q = mla.q_lora_rank ? [[h, mla.q_lora_rank], [mla.q_lora_rank, qk]] : [[h, qk]];
     return [...q, [h, mla.kv_lora_rank + mla.qk_rope_head_dim],
       [mla.kv_lora_rank, a.num_attention_heads * (mla.qk_nope_head_dim + mla.v_head_dim)],
@@ -506,6 +778,10 @@ function adaptedMatrices(model, kind) {
   return [[h, q * gate], [h, kv], [h, kv], [q, h]];
 }
 
+/**
+ * @param {Model} model
+ * @param {number} rank
+ */
 function loraParams(model, rank) {
   const a = model.architecture;
   const h = a.hidden_size;
@@ -520,6 +796,12 @@ function loraParams(model, rank) {
   return total;
 }
 
+/**
+ * @param {Model} model
+ * @param {Params} p
+ * @param {Assumptions} as
+ * @returns {[number, number, number]} QLoRA, LoRA and full fine-tune bytes
+ */
 function finetune(model, p, as) {
   const tokens = as.finetune_seq_len * as.finetune_batch;
   const h = model.architecture.hidden_size;
@@ -536,6 +818,15 @@ function finetune(model, p, as) {
 }
 
 // ---- cost.py ----
+/**
+ * @param {Hardware} hw
+ * @param {string} model
+ * @param {number} gpus
+ * @param {number} aggregate
+ * @param {CloudOffer[]} offers
+ * @param {ApiPrice[]} apiPrices
+ * @param {Assumptions} as
+ */
 function cost(hw, model, gpus, aggregate, offers, apiPrices, as) {
   const mine = offers.filter((o) => o.hardware === hw.slug);
   let offer = null;
@@ -568,23 +859,46 @@ function cost(hw, model, gpus, aggregate, offers, apiPrices, as) {
 }
 
 // ---- estimate.py ----
+/**
+ * Why the scenario cannot run, or "".
+ * @param {Model} model
+ * @param {Hardware} hw
+ * @param {Scenario} sc
+ */
 export function checkScenario(model, hw, sc) {
   const e = sc.engine;
-  if (!e.formats.includes(sc.fmt.family)) return `${e.label} does not load ${sc.fmt.name}`;
+  if (!e.formats.includes(sc.fmt.family)) {
+    return `${e.label} does not load ${sc.fmt.name} (${sc.fmt.family}); it loads ${e.formats.join(", ")}`;
+  }
   if (!e.hardware_kinds.includes(hw.kind)) return `${e.label} does not run on ${hw.name}`;
-  if (!sc.kv.engines.includes(e.name)) return `${e.label} has no ${sc.kv.name} KV cache`;
+  if (!sc.kv.engines.includes(e.name)) {
+    return `${e.label} has no ${sc.kv.name} KV cache (supported by ${sc.kv.engines.join(", ")})`;
+  }
   if (sc.fmt.moe_only && !model.moe) return `${sc.fmt.name} quantizes MoE experts; ${model.name} is a dense model`;
   if (sc.offload && e.split !== "layer") return `${e.label} does not offload layers to system RAM in this estimate`;
-  if (!tpValid(model, e, sc.gpus)) return `${e.label} cannot split ${model.name} over ${sc.gpus} devices`;
+  if (!tpValid(model, e, sc.gpus)) {
+    const a = model.architecture;
+    return `${e.label} cannot split ${model.name} over ${sc.gpus} devices (${a.num_attention_heads} attention heads, ${a.num_kv_heads} KV heads)`;
+  }
   return "";
 }
 
+/**
+ * @param {Model} model
+ * @param {Hardware} hw
+ * @param {Scenario} sc
+ * @param {Facts} facts
+ */
 export function estimate(model, hw, sc, facts) {
   const problem = checkScenario(model, hw, sc);
   if (problem) throw new Error(problem);
   const as = facts.assumptions;
   const p = countParams(model);
   const w = weightBytes(p, sc.fmt);
+  /**
+   * @param {number} [context]
+   * @param {number} [seqs]
+   */
   const mem = (context, seqs) => memory(model, w, hw, sc, as.verdict_tight_fraction, context, seqs);
   const m = mem();
   const maxContext = largest((c) => mem(c).verdict !== "oom", 1, model.architecture.max_context);
@@ -626,10 +940,16 @@ export function estimate(model, hw, sc, facts) {
 }
 
 // Build a scenario from names, the way the CLI does (engine defaults by format family).
+/**
+ * A name the data lacks leaves its field undefined.
+ * @param {{ formats: QuantFormat[], engines: EngineProfile[], kv_cache: KVDtype[],
+ *   family_engine: Record<FormatFamily, EngineName> }} data family_engine: shared data (scenario.py's table)
+ * @param {ScenarioNames} names
+ */
 export function scenario(data, { quant, engine, kv_dtype: kvName, context, batch = 1, gpus = 1, offload = 0 }) {
   const fmt = data.formats.find((f) => f.name === quant);
-  const familyEngine = { gguf: "llama.cpp", mlx: "mlx" }[fmt.family] || "vllm";
+  const familyEngine = fmt ? data.family_engine[fmt.family] : undefined;
   const eng = data.engines.find((e) => e.name === (engine || familyEngine));
-  const kv = data.kv_cache.find((k) => k.name === (kvName || eng.default_kv_dtype));
+  const kv = data.kv_cache.find((k) => k.name === (kvName || eng?.default_kv_dtype));
   return { fmt, engine: eng, kv, context, batch, gpus, offload };
 }

@@ -1,43 +1,86 @@
+// @ts-check
 // Interactive workbench on pair pages: the controls re-run the sizing model (sizing.js, the same
 // numbers as the build) and every [data-field] element shows the new value. Without JavaScript the
 // section stays hidden and the static report is complete.
 
+/**
+ * @typedef {import("./sizing.js").Model} Model
+ * @typedef {import("./sizing.js").Hardware} Hardware
+ * @typedef {import("./sizing.js").QuantFormat} QuantFormat
+ * @typedef {import("./sizing.js").KVDtype} KVDtype
+ * @typedef {import("./sizing.js").EngineProfile} EngineProfile
+ * @typedef {import("./sizing.js").FormatFamily} FormatFamily
+ * @typedef {import("./sizing.js").Assumptions} Assumptions
+ * @typedef {import("./sizing.js").Calibration} Calibration
+ * @typedef {import("./sizing.js").Ranges} Ranges
+ * @typedef {import("./sizing.js").CloudOffer} CloudOffer
+ * @typedef {import("./sizing.js").ApiPrice} ApiPrice
+ * @typedef {import("./sizing.js").Scenario} Scenario
+ * @typedef {import("./sizing.js").Verdict} Verdict
+ * @typedef {import("./sizing.js").Estimate} Estimate
+ * @typedef {import("./display.js").Artifacts} Artifacts
+ * @typedef {import("./display.js").NumberSpec} NumberSpec
+ * @typedef {import("./display.js").CommandInputs} CommandInputs
+ * @typedef {import("./display.js").ChartGeometry} ChartGeometry
+ * @typedef {{ model: Model, hardware: Hardware, offers: CloudOffer[], api_prices: ApiPrice[], lang: string,
+ *   sizing_url: string, display_url: string, shared_url: string, number_spec: NumberSpec, context_steps: number[],
+ *   artifacts: Artifacts }} PageData #wb-data
+ * @typedef {{ formats: QuantFormat[], kv_cache: KVDtype[], engines: EngineProfile[], assumptions: Assumptions,
+ *   calibration: Calibration, hardware_names: [string, string][], ranges: Ranges,
+ *   family_engine: Record<FormatFamily, import("./sizing.js").EngineName>, memory_chart: ChartGeometry }} SharedData
+ *   sizing-data.json
+ * @typedef {{ tok_s: string, seconds: string, tokens: string, comfortable: string, tight: string, oom: string,
+ *   banner: string, short: string, headroom: string, usable: string, sim_prefill: string, sim_decode: string,
+ *   sim_done: string }} Messages #wb-i18n: templates with {names}
+ * @typedef {{ quant: string, engine: string, kv_dtype: string, context: number, batch: number, gpus: number,
+ *   offload: number }} Choice the form's scenario
+ * @typedef {HTMLFormElement & { quant: HTMLSelectElement, engine: HTMLSelectElement,
+ *   kv_dtype: HTMLSelectElement, context: HTMLInputElement }} Form
+ * @typedef {HTMLInputElement | HTMLSelectElement} Control
+ */
+/**
+ * @template {string} K
+ * @typedef {HTMLElement & { dataset: Record<K, string> }} WithData an element matched by [data-K]
+ */
+
 const root = document.getElementById("workbench");
 const dataEl = document.getElementById("wb-data");
 
+/**
+ * @param {string} template
+ * @param {Record<string, string>} values
+ */
 function interpolate(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, key) => (key in values ? values[key] : `{${key}}`));
 }
 
-async function main() {
+// The elements looked up below are in pair.html's workbench section, which comes with #wb-data.
+/**
+ * @param {HTMLElement} root
+ * @param {HTMLElement} dataEl
+ */
+async function main(root, dataEl) {
+  /** @type {PageData & SharedData} the shared keys are merged in before they are read */
   const data = JSON.parse(dataEl.textContent);
-  const t = JSON.parse(document.getElementById("wb-i18n").textContent);
+  /** @type {Messages} */
+  const t = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("wb-i18n")).textContent);
   // Formats, engines, constants and calibration are the same on every page: one cached asset.
-  const [sizing, shared] = await Promise.all([import(data.sizing_url), fetch(data.shared_url).then((r) => r.json())]);
+  const [sizing, view, shared] = await Promise.all([
+    /** @type {Promise<typeof import("./sizing.js")>} */ (import(data.sizing_url)),
+    /** @type {Promise<typeof import("./display.js")>} */ (import(data.display_url)),
+    fetch(data.shared_url).then((r) => /** @type {Promise<SharedData>} */ (r.json()))]);
   Object.assign(data, shared);
-  const compareMenu = document.getElementById("wb-compare");
+  const compareMenu = /** @type {HTMLSelectElement} */ (document.getElementById("wb-compare"));
   for (const [slug, name] of data.hardware_names) {
     if (slug !== data.hardware.slug) compareMenu.append(new Option(name, slug));
   }
-  const locale = { en: "en", fr: "fr", zh: "zh-Hans-CN" }[data.lang] || "en";
-  const nf = (digits) => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  const num = (v, d = 0) => (v == null || !Number.isFinite(v) ? "—" : nf(d).format(v));
-  const sig = (v) => (v == null || !Number.isFinite(v) ? "—" : num(v, Math.abs(v) < 10 ? 2 : Math.abs(v) < 100 ? 1 : 0));
-  const [kib, mib, gib, tib] = t.units;
-  const bytes = (n) => {
-    if (n == null) return "—";
-    const a = Math.abs(n);
-    if (a < 1024 ** 2) return `${num(n / 1024, 1)}\u00a0${kib}`;
-    if (a < 1024 ** 3) return `${num(n / 1024 ** 2, 0)}\u00a0${mib}`;
-    if (a < 1024 ** 4) return `${num(n / 1024 ** 3, 1)}\u00a0${gib}`;
-    return `${num(n / 1024 ** 4, 2)}\u00a0${tib}`;
-  };
-  const pct = (v) => new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 0 }).format(v);
-  const usd = (v) => (v == null ? "—" : new Intl.NumberFormat(locale, { style: "currency", currency: "USD",
-    minimumFractionDigits: Math.abs(v) >= 0.1 || v === 0 ? 2 : 3, maximumFractionDigits: Math.abs(v) >= 0.1 || v === 0 ? 2 : 3 }).format(v));
+  // The same formatting as the build (display.js mirrors i18n.py's NumberFormat; parity vectors check it).
+  const { num, sig, bytes, pct, usd, tokens } = view.numberFormat(data.number_spec);
+  /** @param {number | null} v */
   const tokS = (v) => (v == null ? "—" : interpolate(t.tok_s, { n: sig(v) }));
+  /** @param {number | null} v */
   const secs = (v) => (v == null ? "—" : interpolate(t.seconds, { n: sig(v) }));
-  const tokens = (n) => (n >= 1024 && n % 1024 === 0 ? `${num(n / 1024)}K` : num(n));
+  /** @param {Verdict} v */
   const verdictHtml = (v) => {
     const span = document.createElement("span");
     span.className = `verdict v-${v}`;
@@ -45,6 +88,7 @@ async function main() {
     return span;
   };
 
+  /** @type {{ [K in keyof Estimate]?: (v: Estimate[K]) => string | Node }} */
   const display = {
     verdict: (v) => verdictHtml(v),
     max_context: (v) => interpolate(t.tokens, { n: num(v) }),
@@ -53,50 +97,69 @@ async function main() {
     decode_tok_s_low: sig, decode_tok_s_high: sig, prefill_tok_s_low: sig, prefill_tok_s_high: sig,
     ttft_s_low: sig, ttft_s_high: sig,
   };
-  const format = (key, v) => (display[key] ? display[key](v) : key.endsWith("_bytes") ? bytes(v) : num(v));
+  /**
+   * @template {keyof Estimate} K
+   * @param {K} key
+   * @param {Estimate[K]} v
+   * @returns {string | Node}
+   */
+  const format = (key, v) => (display[key] ? display[key](v) // every other output the page shows is a number
+    : key.endsWith("_bytes") ? bytes(/** @type {number} */ (v)) : num(/** @type {number | null} */ (v)));
 
-  const form = document.getElementById("wb-form");
-  const errorEl = document.getElementById("wb-error");
+  const form = /** @type {Form} */ (document.getElementById("wb-form"));
+  const errorEl = /** @type {HTMLElement} */ (document.getElementById("wb-error"));
   const steps = data.context_steps;
   const facts = { assumptions: data.assumptions, calibration: data.calibration, ranges: data.ranges,
     offers: data.offers, api_prices: data.api_prices };
+  /** @type {{ keys: Estimate, s: Choice } | null} */
   let current = null;
 
+  /** @returns {Choice} */
   function read() {
     const f = new FormData(form);
+    // Select values: strings.
     return {
-      quant: f.get("quant"), engine: f.get("engine"), kv_dtype: f.get("kv_dtype"),
+      quant: /** @type {string} */ (f.get("quant")), engine: /** @type {string} */ (f.get("engine")),
+      kv_dtype: /** @type {string} */ (f.get("kv_dtype")),
       context: Math.max(1, Math.min(Number(f.get("context")) || 1, data.model.architecture.max_context)),
       batch: Math.max(1, Number(f.get("batch")) || 1), gpus: Math.max(1, Number(f.get("gpus")) || 1),
       offload: Number(f.get("offload")) || 0,
     };
   }
 
-  function commands(keys, s) {
-    const a = data.artifacts;
-    const out = {};
-    const fmt = s.quant;
-    if (a.gguf.length) {
-      const parts = ["llama-server", "-hf", `${a.gguf[0]}:${fmt.toUpperCase()}`, "-c", String(s.context * s.batch), "-ngl",
-        s.offload ? String(Math.round(data.model.architecture.num_layers * (1 - s.offload))) : "99", "-fa", "on"];
-      if (s.kv_dtype === "q8_0" || s.kv_dtype === "q4_0") parts.push("-ctk", s.kv_dtype, "-ctv", s.kv_dtype);
-      if (s.batch > 1) parts.push("--parallel", String(s.batch));
-      out["llama.cpp"] = parts.join(" ");
+  /**
+   * Rewrite the launch commands: the block of the scenario's engine follows the whole scenario (format,
+   * KV cache, devices, offload); the other engines keep their own format and follow context and batch.
+   * @param {Estimate} keys
+   * @param {Choice} s
+   */
+  function renderCommands(keys, s) {
+    for (const code of /** @type {NodeListOf<WithData<"inputs">>} */ (document.querySelectorAll("[data-inputs]"))) {
+      /** @type {CommandInputs} */
+      const own = JSON.parse(code.dataset.inputs);
+      const profile = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === own.engine));
+      /** @type {CommandInputs} */
+      const scenario = { engine: s.engine, quant: s.quant, context: s.context, batch: s.batch,
+        gpus: view.commandGpus(keys, s.gpus), kv_dtype: s.kv_dtype, offload: s.offload };
+      // A format with no published checkpoint for this engine keeps the block's own format.
+      const chosen = own.engine === s.engine
+        ? view.launchCommand(data.model, data.artifacts, profile.memory_utilization, scenario) : null;
+      const inputs = chosen ? scenario : { ...own, context: s.context, batch: s.batch };
+      const built = chosen || view.launchCommand(data.model, data.artifacts, profile.memory_utilization, inputs);
+      if (!built) continue;
+      code.textContent = built[0];
+      const heading = code.closest("pre")?.previousElementSibling?.querySelector("[data-command-format]");
+      if (heading) heading.textContent = inputs.quant;
     }
-    const repo = { AWQ: a.awq[0], GPTQ: a.gptq[0], FP8: a.fp8[0] }[fmt] || data.model.hf_id;
-    const vparts = ["vllm", "serve", repo, "--max-model-len", String(s.context), "--gpu-memory-utilization", "0.9"];
-    if (s.gpus > 1) vparts.push("--tensor-parallel-size", String(s.gpus));
-    if (s.kv_dtype === "fp8") vparts.push("--kv-cache-dtype", "fp8");
-    if (s.batch > 1) vparts.push("--max-num-seqs", String(s.batch));
-    out.vllm = vparts.join(" ");
-    if (a.ollama) out.ollama = `FROM ${a.ollama}\nPARAMETER num_ctx ${s.context}`;
-    if (a.mlx.length) out.mlx = `mlx_lm.server --model ${a.mlx[0]} --max-tokens ${Math.min(s.context, 4096)}`;
-    return out;
   }
 
+  /**
+   * @param {Estimate} keys
+   * @param {Choice} s
+   */
   function render(keys, s) {
-    for (const el of document.querySelectorAll("[data-field]")) {
-      const key = el.dataset.field;
+    for (const el of /** @type {NodeListOf<WithData<"field">>} */ (document.querySelectorAll("[data-field]"))) {
+      const key = /** @type {keyof Estimate} */ (el.dataset.field); // an output's name, or skipped below
       if (!(key in keys)) continue;
       const v = keys[key];
       el.dataset.value = v == null ? "" : String(v);
@@ -104,60 +167,58 @@ async function main() {
       if (shown instanceof Node) el.replaceChildren(shown);
       else el.textContent = shown;
     }
-    const banner = document.getElementById("banner");
+    const banner = /** @type {HTMLElement} */ (document.getElementById("banner"));
     banner.className = `banner v-${keys.verdict}`;
-    const p = banner.querySelector("p");
-    const engineLabel = data.engines.find((e) => e.name === keys.engine).label;
+    const p = /** @type {HTMLParagraphElement} */ (banner.querySelector("p"));
+    const engineLabel = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === keys.engine)).label;
     p.textContent = `${interpolate(t.banner, { quant: keys.quant, engine: engineLabel, ctx: tokens(s.context),
       total: bytes(keys.total_bytes), usable: bytes(keys.usable_bytes), pct: pct(keys.utilization) })} ${
       keys.verdict === "oom" ? interpolate(t.short, { over: bytes(keys.total_bytes - keys.usable_bytes) })
         : interpolate(t.headroom, { h: bytes(keys.headroom_bytes) })}`;
     const svg = document.getElementById("memchart");
     if (svg) {
-      const scale = Math.max(keys.total_bytes, keys.usable_bytes) || 1;
-      let x = 10;
-      for (const [cls, n] of [["weights", keys.weights_bytes], ["kv_cache", keys.kv_cache_bytes], ["overhead", keys.overhead_bytes]]) {
-        const rect = svg.querySelector(`rect.seg-${cls}`);
-        const w = (n / scale) * 580;
+      const chart = view.memoryBars(keys, data.memory_chart);
+      for (const [cls, x, w] of chart.segments) {
+        // The memory_chart macro draws all three.
+        const rect = /** @type {SVGRectElement} */ (svg.querySelector(`rect.seg-${cls}`));
         rect.setAttribute("x", x.toFixed(1));
         rect.setAttribute("width", w.toFixed(1));
-        x += w;
       }
-      const ux = 10 + (keys.usable_bytes / scale) * 580;
-      for (const line of svg.querySelectorAll("line.limit")) { line.setAttribute("x1", ux.toFixed(1)); line.setAttribute("x2", ux.toFixed(1)); }
+      const ux = chart.usable_x.toFixed(1);
+      for (const line of svg.querySelectorAll("line.limit")) { line.setAttribute("x1", ux); line.setAttribute("x2", ux); }
       const label = svg.querySelector("text.limit-label");
       if (label) {
-        label.setAttribute("x", ux.toFixed(1));
-        label.setAttribute("text-anchor", ux > 300 ? "end" : "start");
+        label.setAttribute("x", ux);
+        label.setAttribute("text-anchor", chart.label_end ? "end" : "start");
         label.textContent = interpolate(t.usable, { u: bytes(keys.usable_bytes) });
       }
     }
-    const cmds = commands(keys, s);
-    for (const code of document.querySelectorAll("[data-command]")) {
-      const text = cmds[code.dataset.command];
-      if (text) code.textContent = text;
-    }
-    document.getElementById("wb-offload-out").textContent = pct(s.offload);
+    renderCommands(keys, s);
+    /** @type {HTMLOutputElement} */ (document.getElementById("wb-offload-out")).textContent = pct(s.offload);
   }
 
   function update() {
     const s = read();
     const sc = sizing.scenario(data, s);
-    const problem = sc.fmt && sc.engine && sc.kv ? sizing.checkScenario(data.model, data.hardware, sc) : "unknown option";
+    // A scenario whose every name resolved (the test before the cast) is a Scenario.
+    const problem = sc.fmt && sc.engine && sc.kv
+      ? sizing.checkScenario(data.model, data.hardware, /** @type {Scenario} */ (sc)) : "unknown option";
     errorEl.textContent = problem;
-    form.querySelector("[name=context_slider]").value = String(Math.max(0, steps.findLastIndex((c) => c <= s.context)));
+    /** @type {HTMLInputElement} */ (form.querySelector("[name=context_slider]")).value =
+      String(Math.max(0, steps.findLastIndex((c) => c <= s.context)));
     if (problem) return;
-    const keys = sizing.estimate(data.model, data.hardware, sc, facts);
+    const keys = sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), facts);
     current = { keys, s };
     render(keys, s);
   }
 
   function fixKv() {
     // Keep the KV dtype valid for the chosen engine (its default otherwise).
-    const eng = data.engines.find((e) => e.name === form.engine.value);
-    const kv = data.kv_cache.find((k) => k.name === form.kv_dtype.value);
+    // Every option of the form's selects is in the data.
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === form.engine.value));
+    const kv = /** @type {KVDtype} */ (data.kv_cache.find((k) => k.name === form.kv_dtype.value));
     for (const opt of form.kv_dtype.options) {
-      const k = data.kv_cache.find((x) => x.name === opt.value);
+      const k = /** @type {KVDtype} */ (data.kv_cache.find((x) => x.name === opt.value));
       opt.disabled = !k.engines.includes(eng.name);
     }
     if (!kv.engines.includes(eng.name)) form.kv_dtype.value = eng.default_kv_dtype;
@@ -165,46 +226,50 @@ async function main() {
 
   function fixEngine() {
     // A format change picks the engine that loads it when the current one cannot.
-    const fmt = data.formats.find((f) => f.name === form.quant.value);
-    const eng = data.engines.find((e) => e.name === form.engine.value);
+    const fmt = /** @type {QuantFormat} */ (data.formats.find((f) => f.name === form.quant.value));
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === form.engine.value));
     if (!eng.formats.includes(fmt.family)) {
-      const natural = { gguf: "llama.cpp", mlx: "mlx" }[fmt.family] || "vllm";
-      form.engine.value = natural;
+      form.engine.value = data.family_engine[fmt.family];
     }
   }
 
   form.addEventListener("input", (ev) => {
-    const name = ev.target.name;
-    if (name === "context_slider") form.context.value = String(steps[Number(ev.target.value)]);
+    const name = /** @type {Control} */ (ev.target).name;
+    if (name === "context_slider") form.context.value = String(steps[Number(/** @type {Control} */ (ev.target).value)]);
     if (name === "quant") fixEngine();
     if (name === "quant" || name === "engine") fixKv();
     update();
   });
   form.addEventListener("change", (ev) => {
-    if (ev.target.name === "quant" || ev.target.name === "engine") { fixEngine(); fixKv(); update(); }
+    const name = /** @type {Control} */ (ev.target).name;
+    if (name === "quant" || name === "engine") { fixEngine(); fixKv(); update(); }
   });
-  for (const b of root.querySelectorAll("button[data-context]")) {
+  for (const b of /** @type {NodeListOf<WithData<"context">>} */ (root.querySelectorAll("button[data-context]"))) {
     b.addEventListener("click", () => { form.context.value = b.dataset.context; update(); });
   }
   form.addEventListener("submit", (ev) => ev.preventDefault());
 
   // Two-hardware comparison: the other accelerator's facts come from its JSON, the numbers from the sizing model.
-  const compare = document.getElementById("wb-compare");
-  const cmpTable = document.getElementById("wb-compare-table");
+  const compare = /** @type {HTMLSelectElement} */ (document.getElementById("wb-compare"));
+  const cmpTable = /** @type {HTMLTableElement} */ (document.getElementById("wb-compare-table"));
+  /** @type {Map<string, Hardware>} */
   const cmpCache = new Map();
   async function renderCompare() {
     const slug = compare.value;
     if (!slug || !current) { cmpTable.hidden = true; return; }
     if (!cmpCache.has(slug)) cmpCache.set(slug, (await (await fetch(`/api/v1/hardware/${slug}.json`)).json()).facts);
-    const other = cmpCache.get(slug);
-    const sc = sizing.scenario(data, current.s);
+    const other = /** @type {Hardware} */ (cmpCache.get(slug));
+    // current.s resolved to a Scenario when current was set.
+    const sc = /** @type {Scenario} */ (sizing.scenario(data, current.s));
     const problem = sizing.checkScenario(data.model, other, sc);
     const b = problem ? null : sizing.estimate(data.model, other, sc, { ...facts, offers: [] });
-    document.getElementById("wb-cmp-b").textContent = other.name;
-    for (const row of cmpTable.querySelectorAll("tbody tr")) {
-      const key = row.dataset.key;
+    /** @type {HTMLElement} */ (document.getElementById("wb-cmp-b")).textContent = other.name;
+    for (const row of /** @type {NodeListOf<WithData<"key">>} */ (cmpTable.querySelectorAll("tbody tr"))) {
+      const key = /** @type {keyof Estimate} */ (row.dataset.key);
       const cells = row.querySelectorAll("td");
-      for (const [cell, keys] of [[cells[0], current.keys], [cells[1], b]]) {
+      /** @type {[HTMLTableCellElement, Estimate | null][]} */
+      const columns = [[cells[0], current.keys], [cells[1], b]];
+      for (const [cell, keys] of columns) {
         if (!keys) { cell.textContent = problem; continue; }
         const shown = format(key, keys[key]);
         if (shown instanceof Node) cell.replaceChildren(shown);
@@ -218,10 +283,11 @@ async function main() {
   form.addEventListener("input", () => { if (compare.value) renderCompare(); });
 
   // Live token simulator: wait the time to first token, then stream placeholder tokens at the decode rate.
-  const simOut = document.getElementById("wb-sim-out");
-  const simStatus = document.getElementById("wb-sim-status");
-  let timer = null;
-  document.getElementById("wb-sim-start").addEventListener("click", () => {
+  const simOut = /** @type {HTMLPreElement} */ (document.getElementById("wb-sim-out"));
+  const simStatus = /** @type {HTMLParagraphElement} */ (document.getElementById("wb-sim-status"));
+  /** @type {number | undefined} */
+  let timer;
+  /** @type {HTMLButtonElement} */ (document.getElementById("wb-sim-start")).addEventListener("click", () => {
     if (!current) return;
     clearTimeout(timer);
     const { keys } = current;
@@ -254,4 +320,4 @@ async function main() {
   root.dataset.ready = "1";
 }
 
-if (root && dataEl) main();
+if (root && dataEl) main(root, dataEl);

@@ -49,7 +49,7 @@ def test_failed_build_leaves_previous_dist(catalog: Catalog, tmp_path: Path, mon
     writer.build(catalog, out, jobs=1, content=CONTENT)
     before = files(out)
 
-    def broken(*args: object) -> object:
+    def broken(*_args: object) -> object:
         raise RuntimeError("renderer crashed")
 
     monkeypatch.setattr(writer, "model_outputs", broken)

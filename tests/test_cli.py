@@ -105,10 +105,14 @@ def test_bad_scenarios_exit_2(argv: list[str], message: str, capsys: pytest.Capt
 
 
 @pytest.mark.parametrize("command", ["build", "estimate", "list", "check-content", "calibrate"])
-def test_help(command: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "generator", command, "--help"], capture_output=True, text=True, cwd=ROOT
-    )
+def test_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0 and "usage:" in capsys.readouterr().out
+
+
+def test_python_m_generator_runs_the_cli() -> None:
+    proc = subprocess.run([sys.executable, "-m", "generator", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and "usage:" in proc.stdout
 
 

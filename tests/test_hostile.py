@@ -44,14 +44,20 @@ def tree(root: Path) -> dict[str, str]:
     return out
 
 
+@pytest.fixture(scope="module")
+def first_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the golden catalog and a first build of it (dist and what a build leaves beside it)."""
+    root = tmp_path_factory.mktemp("first-build")
+    shutil.copytree(GOLDEN, root / "content")
+    assert cli.main(["--content", str(root / "content"), "build", "--out", str(root / "dist"), "--jobs", "1"]) == 0
+    return root
+
+
 @pytest.fixture
-def site(tmp_path: Path) -> tuple[Path, Path]:
-    """A copy of the golden catalog and a first build of it: (content, dist)."""
-    content = tmp_path / "content"
-    shutil.copytree(GOLDEN, content)
-    out = tmp_path / "dist"
-    assert cli.main(["--content", str(content), "build", "--out", str(out), "--jobs", "1"]) == 0
-    return content, out
+def site(tmp_path: Path, first_build: Path) -> tuple[Path, Path]:
+    """A copy of the golden catalog and of a first build of it, made once per module: (content, dist)."""
+    shutil.copytree(first_build, tmp_path, dirs_exist_ok=True)
+    return tmp_path / "content", tmp_path / "dist"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -76,9 +82,7 @@ BROKEN: list[tuple[str, Callable[[Path], None], str]] = [
         "alias bomb",
         lambda c: (c / "search-aliases.yaml").write_text(
             "a: &a ['x','x','x','x','x','x','x','x','x']\n"
-            + "".join(
-                f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
-            )
+            + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
             + "aliases: {x: *i}\n"
         ),
         "aliases",
@@ -161,7 +165,7 @@ def test_broken_catalog_is_one_clear_error_and_dist_is_untouched(
 def test_quote_in_a_name_cannot_break_out_of_svg_or_html(site: tuple[Path, Path]) -> None:
     content, out = site
     for path in (content / "hardware").iterdir():
-        edit(path, "\nname: ", "\nname: X\" onload=\"alert(1)\" a='<b>&amp; </title><script>alert(2)</script> ")
+        edit(path, "\nname: ", '\nname: X" onload="alert(1)" a=\'<b>&amp; </title><script>alert(2)</script> ')
     assert cli.main(["--content", str(content), "build", "--out", str(out), "--jobs", "1"]) == 0
     badge = (out / "badges/llama-3-1-8b-instruct.svg").read_text(encoding="utf-8")
     root = ElementTree.fromstring(badge)
@@ -203,7 +207,7 @@ class Elements(HTMLParser):
 
 def test_launch_commands_are_quoted_parts(site: tuple[Path, Path]) -> None:
     from generator.content.loader import load_catalog
-    from generator.site.views import pair_data
+    from generator.site.pair_page import pair_data
 
     content, _ = site
     catalog = load_catalog(content)
@@ -260,9 +264,7 @@ def test_full_disk_leaves_previous_dist(
     code, err = run(capsys, "--content", str(content), "build", "--out", str(out), "--jobs", "1", "--force")
     assert code == 2 and "No space left on device" in err and "Traceback" not in err
     assert tree(out) == before
-    assert sorted(p.name for p in out.parent.iterdir()) == sorted(
-        ["content", "dist", "dist.changed.txt", ".dist.lock"]
-    )
+    assert sorted(p.name for p in out.parent.iterdir()) == sorted(["content", "dist", "dist.changed.txt", ".dist.lock"])
 
 
 def test_read_only_output_folder_is_one_error(
@@ -271,7 +273,8 @@ def test_read_only_output_folder_is_one_error(
     parent = tmp_path / "ro"
     parent.mkdir()
     if os.geteuid() == 0:  # root writes through permission bits: have the file system refuse instead
-        def refuse(*args: object, **kwargs: object) -> str:
+
+        def refuse(*_args: object, **_kwargs: object) -> str:
             raise OSError(errno.EROFS, "Read-only file system", str(parent))
 
         monkeypatch.setattr(outdir.tempfile, "mkdtemp", refuse)
@@ -318,7 +321,7 @@ def test_kill_between_manifest_and_swap_leaves_a_state_the_next_build_repairs(
     before = tree(out)
     edit(content / MODEL, "max_context: 131072", "max_context: 65536")
 
-    def killed(tmp: Path, dest: Path) -> None:
+    def killed(_tmp: Path, _dest: Path) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(outdir, "swap_in", killed)
@@ -461,6 +464,7 @@ def _state(pid: int) -> str:
         return "Z"
 
 
+@pytest.mark.slow  # a real build in a subprocess, killed
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_killed_build_leaves_no_workers_and_the_next_build_cleans_up(tmp_path: Path, sig: signal.Signals) -> None:
@@ -492,10 +496,33 @@ def test_killed_build_leaves_no_workers_and_the_next_build_cleans_up(tmp_path: P
 
 
 # Values a hostile or careless edit puts where a catalog value was.
-HOSTILE_SCALARS = [
-    "-1", "0", "1e12", "1000000000000", "1.0e+300", ".inf", "-.inf", ".nan", "2022-13-45", "0000-00-00",
-    "'x\\u202e'", '"\\x00"', "&a 1", "*a", "[", "{", "}", "!!binary AAAA", "!!python/name:os.system", "~",
-    "true", "[1, 2]", "{a: 1}", "'" + "x" * 300 + "'", "'evil/repo; rm -rf ~'", "|\n  multi\n  line",
+HOSTILE_SCALARS = [  # fmt: skip
+    "-1",
+    "0",
+    "1e12",
+    "1000000000000",
+    "1.0e+300",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "2022-13-45",
+    "0000-00-00",
+    "'x\\u202e'",
+    '"\\x00"',
+    "&a 1",
+    "*a",
+    "[",
+    "{",
+    "}",
+    "!!binary AAAA",
+    "!!python/name:os.system",
+    "~",
+    "true",
+    "[1, 2]",
+    "{a: 1}",
+    "'" + "x" * 300 + "'",
+    "'evil/repo; rm -rf ~'",
+    "|\n  multi\n  line",
 ]
 
 

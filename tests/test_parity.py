@@ -32,12 +32,14 @@ def cases(catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.browser  # needs node
 def test_parity_under_node(cases: Path) -> None:
     proc = subprocess.run(["node", str(CHECK), str(cases)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "0 disagreements" in proc.stdout
 
 
+@pytest.mark.browser
 def test_parity_in_chromium(cases: Path, tmp_path: Path) -> None:
     if gates.missing_tools():
         pytest.fail(f"browser tools missing: {gates.missing_tools()} (run `make test`)")
@@ -46,6 +48,7 @@ def test_parity_in_chromium(cases: Path, tmp_path: Path) -> None:
     root = tmp_path / "site"
     root.mkdir()
     shutil.copy(ROOT / "static" / "sizing.js", root / "sizing.js")
+    shutil.copy(ROOT / "static" / "display.js", root / "display.js")
     shutil.copy(ROOT / "tests" / "parity" / "compare.mjs", root / "compare.mjs")
     shutil.copy(cases, root / "cases.json")
     (root / "index.html").write_text('<!DOCTYPE html><html lang="en"><title>parity</title></html>')
@@ -55,10 +58,12 @@ def test_parity_in_chromium(cases: Path, tmp_path: Path) -> None:
         page.goto(base + "/index.html")
         result = page.evaluate(
             """async () => {
-                const engine = await import('/sizing.js');
-                const { runCases } = await import('/compare.mjs');
+                const sizing = await import('/sizing.js');
+                const display = await import('/display.js');
+                const { runCases, runDisplayCases } = await import('/compare.mjs');
                 const data = await (await fetch('/cases.json')).json();
-                return { n: data.cases.length, problems: runCases(engine, data) };
+                const problems = [...runCases(sizing, data), ...runDisplayCases(display, data)];
+                return { n: data.cases.length, problems };
             }"""
         )
         browser.close()

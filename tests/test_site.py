@@ -20,6 +20,7 @@ from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
 from generator.publish.writer import build
 from generator.site.api import SCHEMAS
+from generator.site.render import minify
 from tests.conftest import CONTENT, ROOT
 from tests.golden.regenerate import CONTENT as GOLDEN_CONTENT
 from tests.golden.regenerate import DIST as GOLDEN_DIST
@@ -80,8 +81,8 @@ def test_golden_tiny_site(tmp_path: Path) -> None:
     for name in sorted(want):
         if got[name] != want[name]:
             diff = difflib.unified_diff(
-                want[name].decode(errors="replace").replace("><", ">\n<").splitlines(),
-                got[name].decode(errors="replace").replace("><", ">\n<").splitlines(),
+                want[name].decode(errors="replace").splitlines(),
+                got[name].decode(errors="replace").splitlines(),
                 "expected",
                 "built",
                 lineterm="",
@@ -93,6 +94,17 @@ def test_golden_tiny_site(tmp_path: Path) -> None:
     assert len(load_catalog(GOLDEN_CONTENT).models) == 2
 
 
+def test_published_pages_are_the_golden_pages_minified(tmp_path: Path) -> None:
+    """The golden fixtures are stored readable; the published build is exactly their minified form."""
+    build_golden(tmp_path / "min", minify=True)
+    published, readable = files(tmp_path / "min"), files(GOLDEN_DIST)
+    assert sorted(published) == sorted(readable)
+    for name, data in readable.items():
+        expected = minify(data.decode()).encode() if name.endswith(".html") else data
+        assert published[name] == expected, name
+
+
+@pytest.mark.slow  # the full-catalog build
 def test_page_counts(site: Path, catalog: Catalog) -> None:
     m, h = len(catalog.models), len(catalog.hardware)
     for lang in LANGS:
@@ -105,6 +117,7 @@ def test_page_counts(site: Path, catalog: Catalog) -> None:
         assert (site / name).is_file(), name
 
 
+@pytest.mark.slow  # the full-catalog build
 def test_hreflang_is_reciprocal_and_absolute(site: Path) -> None:
     for page in sorted(site.glob("*/models/*/*/index.html"))[:60] + sorted(site.glob("*/hardware/*/index.html")):
         links = parse(page)
@@ -119,6 +132,7 @@ def test_hreflang_is_reciprocal_and_absolute(site: Path) -> None:
             assert back[HREFLANG[lang]] == own, (page, other)
 
 
+@pytest.mark.slow  # the full-catalog build
 def test_every_json_validates_against_its_schema(site: Path) -> None:
     schemas = {name: json.loads((site / f"api/v1/schema/{name}.json").read_text()) for name in SCHEMAS}
     checks = [("index", site / "api/v1/index.json")]
@@ -138,6 +152,7 @@ def test_every_json_validates_against_its_schema(site: Path) -> None:
     assert set(badge) == {"schemaVersion", "label", "message", "color"} and badge["schemaVersion"] == 1
 
 
+@pytest.mark.slow  # the full-catalog build
 def test_pair_json_has_the_estimate_keys_as_integers(site: Path) -> None:
     data = json.loads((site / "api/v1/pairs/qwen2-5-coder-32b-instruct/h100-sxm.json").read_text())
     est = data["estimate"]
@@ -148,7 +163,8 @@ def test_pair_json_has_the_estimate_keys_as_integers(site: Path) -> None:
     assert data["context_scaling"][-1]["context"] == 32768
 
 
-def test_sitemaps_parse_and_list_every_page(site: Path, catalog: Catalog) -> None:
+@pytest.mark.slow  # the full-catalog build
+def test_sitemaps_parse_and_list_every_page(site: Path) -> None:
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
     index = ET.parse(site / "sitemap.xml").getroot()
     locs = [e.text or "" for e in index.findall("s:sitemap/s:loc", ns)]
@@ -165,6 +181,7 @@ def test_sitemaps_parse_and_list_every_page(site: Path, catalog: Catalog) -> Non
     assert "Sitemap: https://sizewise.example/sitemap.xml" in (site / "robots.txt").read_text()
 
 
+@pytest.mark.slow  # the full-catalog build
 def test_internal_links_resolve(site: Path) -> None:
     checked = 0
     for page in [
@@ -189,12 +206,14 @@ def test_internal_links_resolve(site: Path) -> None:
     assert checked > 1000
 
 
+@pytest.mark.slow  # the full-catalog build
 def test_language_switcher_keeps_the_page(site: Path) -> None:
     links = parse(site / "fr/models/llama-3-1-8b-instruct/rtx-4090/index.html")
     assert "/en/models/llama-3-1-8b-instruct/rtx-4090/" in links.links
     assert "/zh/models/llama-3-1-8b-instruct/rtx-4090/" in links.links
 
 
+@pytest.mark.slow  # the full-catalog build
 def test_locale_formatting(site: Path) -> None:
     fr = (site / "fr/models/qwen2-5-coder-32b-instruct/h100-sxm/index.html").read_text()
     en = (site / "en/models/qwen2-5-coder-32b-instruct/h100-sxm/index.html").read_text()
@@ -203,6 +222,7 @@ def test_locale_formatting(site: Path) -> None:
     assert "\u202f" in fr  # narrow no-break space: grouping and before %
 
 
+@pytest.mark.slow  # babel extracts every template and module
 def test_catalogs_complete_and_in_sync(tmp_path: Path) -> None:
     pot = tmp_path / "messages.pot"
     subprocess.run(

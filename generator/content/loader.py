@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -260,13 +260,16 @@ def _model_in(annotation: Any) -> Any:
 
 
 T = TypeVar("T", bound=BaseModel)
+V = TypeVar("V")
+# A record kept one per file, named by its slug.
+Entry = TypeVar("Entry", Model, Hardware)
 
 
 @dataclasses.dataclass(frozen=True)
-class Parsed:
+class Parsed(Generic[V]):
     """A validated record and its source text, whose lines are mapped only when a problem is reported."""
 
-    value: Any
+    value: V
     file: str
     text: str
 
@@ -297,7 +300,7 @@ def read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
     return None
 
 
-def parse_file(path: Path, model: type[T], root: Path, problems: list[Problem]) -> Parsed | None:
+def parse_file(path: Path, model: type[T], root: Path, problems: list[Problem]) -> Parsed[T] | None:
     """Validate one YAML file against ``model``; append problems and return None on failure."""
     rel = str(path.relative_to(root.parent) if path.is_relative_to(root.parent) else path)
     text = read_text(path, rel, problems)
@@ -336,7 +339,7 @@ def _yaml_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
 
 
-def _one(root: Path, name: str, model: type[T], problems: list[Problem], required: bool = True) -> Parsed | None:
+def _one(root: Path, name: str, model: type[T], problems: list[Problem], required: bool = True) -> Parsed[T] | None:
     path = root / name
     if not path.exists():
         if required:
@@ -345,12 +348,14 @@ def _one(root: Path, name: str, model: type[T], problems: list[Problem], require
     return parse_file(path, model, root, problems)
 
 
-def _entries(root: Path, folder: str, model: type[T], problems: list[Problem], broken: set[str]) -> list[Parsed]:
+def _entries(
+    root: Path, folder: str, model: type[Entry], problems: list[Problem], broken: set[str]
+) -> list[Parsed[Entry]]:
     """Parse one-record-per-file folders; the slug must equal the file name.
 
     Files that fail go into ``broken`` so references to them are not reported a second time.
     """
-    out: list[Parsed] = []
+    out: list[Parsed[Entry]] = []
     for path in _yaml_files(root / folder):
         parsed = parse_file(path, model, root, problems)
         if parsed is None:
@@ -370,9 +375,9 @@ def _entries(root: Path, folder: str, model: type[T], problems: list[Problem], b
 
 
 def _unique(
-    items: list[Parsed], key: Callable[[Any], str], field: str, what: str, problems: list[Problem]
-) -> dict[str, Any]:
-    seen: dict[str, Parsed] = {}
+    items: list[Parsed[Entry]], key: Callable[[Entry], str], field: str, what: str, problems: list[Problem]
+) -> dict[str, Entry]:
+    seen: dict[str, Parsed[Entry]] = {}
     for item in items:
         k = key(item.value)
         if k in seen:
@@ -385,7 +390,7 @@ def _unique(
 
 
 def _check_ref(
-    parsed: Parsed, loc: Loc, value: str | None, known: Mapping[str, Any], what: str, problems: list[Problem]
+    parsed: Parsed[Any], loc: Loc, value: str | None, known: Collection[str], what: str, problems: list[Problem]
 ) -> None:
     if value is None or value in known:
         return
@@ -409,6 +414,114 @@ def _pages(root: Path, problems: list[Problem]) -> dict[str, dict[str, str]]:
             if text is not None:
                 pages[lang][name] = text
     return pages
+
+
+def _measurement_files(root: Path, problems: list[Problem]) -> list[Parsed[MeasurementsFile]]:
+    """Every file under measurements/ that parses."""
+    parsed = (parse_file(path, MeasurementsFile, root, problems) for path in _yaml_files(root / "measurements"))
+    return [p for p in parsed if p is not None]
+
+
+def _formats(
+    formats_p: Parsed[FormatsFile] | None, problems: list[Problem]
+) -> tuple[dict[str, QuantFormat], dict[str, KVDtype]]:
+    """Weight formats and KV cache types by name; a name or alias used twice (any case) is a problem."""
+    formats: dict[str, QuantFormat] = {}
+    if formats_p is None:
+        return formats, {}
+    for i, fmt in enumerate(formats_p.value.weights):
+        for name in (fmt.name, *fmt.aliases):
+            if name.lower() in {f.lower() for f in formats}:
+                problems.append(
+                    Problem(
+                        formats_p.file,
+                        formats_p.line(("weights", i, "name")),
+                        f"weights[{i}].name",
+                        f"duplicate format name {name!r}",
+                    )
+                )
+        formats[fmt.name] = fmt
+    return formats, {k.name: k for k in formats_p.value.kv_cache}
+
+
+def _check_prices(
+    cloud_p: Parsed[CloudFile] | None,
+    api_p: Parsed[ApiFile] | None,
+    known_hardware: Collection[str],
+    known_models: Collection[str],
+    problems: list[Problem],
+) -> None:
+    """Cloud offers must name known hardware; API prices, known models."""
+    if cloud_p:
+        for i, offer in enumerate(cloud_p.value.offers):
+            _check_ref(cloud_p, ("offers", i, "hardware"), offer.hardware, known_hardware, "hardware", problems)
+    if api_p:
+        for i, price in enumerate(api_p.value.prices):
+            _check_ref(api_p, ("prices", i, "model"), price.model, known_models, "model", problems)
+
+
+def _check_throughput(
+    mf: Parsed[MeasurementsFile],
+    seen_rows: dict[tuple[object, ...], str],
+    known_models: Collection[str],
+    known_hardware: Collection[str],
+    formats: Collection[str],
+    problems: list[Problem],
+) -> None:
+    """Throughput rows: references resolve, no row repeats one seen before (it would count twice in the fit)."""
+    for i, row in enumerate(mf.value.throughput):
+        key = (row.hardware, row.model or row.model_ref, row.quant, row.test, row.context, row.tok_s, row.source)
+        if key in seen_rows:
+            problems.append(
+                Problem(
+                    mf.file,
+                    mf.line(("throughput", i)),
+                    f"throughput[{i}]",
+                    f"duplicate of a row in {seen_rows[key]}",
+                )
+            )
+        seen_rows.setdefault(key, mf.file)
+        _check_ref(mf, ("throughput", i, "model"), row.model, known_models, "model", problems)
+        _check_ref(mf, ("throughput", i, "hardware"), row.hardware, known_hardware, "hardware", problems)
+        _check_ref(mf, ("throughput", i, "quant"), row.quant, formats, "format", problems)
+        if row.model is None and row.params is None:
+            problems.append(
+                Problem(
+                    mf.file,
+                    mf.line(("throughput", i)),
+                    f"throughput[{i}].params",
+                    "params is required when the model is not in the catalog",
+                )
+            )
+
+
+def _check_logs(
+    mf: Parsed[MeasurementsFile],
+    known_models: Collection[str],
+    formats: Collection[str],
+    kv_dtypes: Collection[str],
+    problems: list[Problem],
+) -> None:
+    """File sizes and memory logs name a known model, format and KV cache type."""
+    for i, size in enumerate(mf.value.file_sizes):
+        _check_ref(mf, ("file_sizes", i, "model"), size.model, known_models, "model", problems)
+    for i, log in enumerate(mf.value.memory):
+        _check_ref(mf, ("memory", i, "model"), log.model, known_models, "model", problems)
+        _check_ref(mf, ("memory", i, "kv_type"), log.kv_type, kv_dtypes, "KV cache type", problems)
+        if log.quant is not None:
+            _check_ref(mf, ("memory", i, "quant"), log.quant, formats, "format", problems)
+
+
+def _check_calibration(calibration_p: Parsed[Calibration], engines: Collection[str], problems: list[Problem]) -> None:
+    """Every fitted constant names a known engine."""
+    cal = calibration_p.value
+    for field, fit_engines in (
+        ("decode_fits", [fit.engine for fit in cal.decode_fits]),
+        ("prefill_fits", [fit.engine for fit in cal.prefill_fits]),
+        ("moe_fits", [fit.engine for fit in cal.moe_fits]),
+    ):
+        for i, engine in enumerate(fit_engines):
+            _check_ref(calibration_p, (field, i, "engine"), engine, engines, "engine", problems)
 
 
 def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
@@ -437,89 +550,17 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     calibration_p = _one(root, "calibration.yaml", Calibration, problems) if require_calibration else None
     cloud_p = _one(root, "prices/cloud.yaml", CloudFile, problems, required=False)
     api_p = _one(root, "prices/api.yaml", ApiFile, problems, required=False)
-    measurement_files = [
-        p
-        for p in (parse_file(path, MeasurementsFile, root, problems) for path in _yaml_files(root / "measurements"))
-        if p is not None
-    ]
+    measurement_files = _measurement_files(root, problems)
 
-    formats: dict[str, QuantFormat] = {}
-    kv_dtypes: dict[str, KVDtype] = {}
-    if formats_p:
-        for i, fmt in enumerate(formats_p.value.weights):
-            for name in (fmt.name, *fmt.aliases):
-                if name.lower() in {f.lower() for f in formats}:
-                    problems.append(
-                        Problem(
-                            formats_p.file,
-                            formats_p.line(("weights", i, "name")),
-                            f"weights[{i}].name",
-                            f"duplicate format name {name!r}",
-                        )
-                    )
-            formats[fmt.name] = fmt
-        kv_dtypes = {k.name: k for k in formats_p.value.kv_cache}
+    formats, kv_dtypes = _formats(formats_p, problems)
     engines = {e.name: e for e in engines_p.value.engines} if engines_p else {}
-
-    offers = cloud_p.value.offers if cloud_p else ()
-    if cloud_p:
-        for i, offer in enumerate(offers):
-            _check_ref(cloud_p, ("offers", i, "hardware"), offer.hardware, known_hardware, "hardware", problems)
-    api_prices = api_p.value.prices if api_p else ()
-    if api_p:
-        for i, price in enumerate(api_prices):
-            _check_ref(api_p, ("prices", i, "model"), price.model, known_models, "model", problems)
-
-    throughput: list[Throughput] = []
-    file_sizes: list[FileSize] = []
-    memory_logs: list[MemoryLog] = []
-    format_names = set(formats)
-    # The same measurement copied twice would count twice in the fit.
+    _check_prices(cloud_p, api_p, known_hardware, known_models, problems)
     seen_rows: dict[tuple[object, ...], str] = {}
     for mf in measurement_files:
-        for i, row in enumerate(mf.value.throughput):
-            key = (row.hardware, row.model or row.model_ref, row.quant, row.test, row.context, row.tok_s, row.source)
-            if key in seen_rows:
-                problems.append(
-                    Problem(
-                        mf.file,
-                        mf.line(("throughput", i)),
-                        f"throughput[{i}]",
-                        f"duplicate of a row in {seen_rows[key]}",
-                    )
-                )
-            seen_rows.setdefault(key, mf.file)
-            _check_ref(mf, ("throughput", i, "model"), row.model, known_models, "model", problems)
-            _check_ref(mf, ("throughput", i, "hardware"), row.hardware, known_hardware, "hardware", problems)
-            _check_ref(mf, ("throughput", i, "quant"), row.quant, {n: 1 for n in format_names}, "format", problems)
-            if row.model is None and row.params is None:
-                problems.append(
-                    Problem(
-                        mf.file,
-                        mf.line(("throughput", i)),
-                        f"throughput[{i}].params",
-                        "params is required when the model is not in the catalog",
-                    )
-                )
-        for i, size in enumerate(mf.value.file_sizes):
-            _check_ref(mf, ("file_sizes", i, "model"), size.model, known_models, "model", problems)
-        for i, log in enumerate(mf.value.memory):
-            _check_ref(mf, ("memory", i, "model"), log.model, known_models, "model", problems)
-            _check_ref(mf, ("memory", i, "kv_type"), log.kv_type, kv_dtypes, "KV cache type", problems)
-            if log.quant is not None:
-                _check_ref(mf, ("memory", i, "quant"), log.quant, {n: 1 for n in format_names}, "format", problems)
-        throughput.extend(mf.value.throughput)
-        file_sizes.extend(mf.value.file_sizes)
-        memory_logs.extend(mf.value.memory)
-
+        _check_throughput(mf, seen_rows, known_models, known_hardware, formats, problems)
+        _check_logs(mf, known_models, formats, kv_dtypes, problems)
     if calibration_p and engines:
-        for field, fits in (
-            ("decode_fits", calibration_p.value.decode_fits),
-            ("prefill_fits", calibration_p.value.prefill_fits),
-            ("moe_fits", calibration_p.value.moe_fits),
-        ):
-            for i, fit in enumerate(fits):
-                _check_ref(calibration_p, (field, i, "engine"), fit.engine, engines, "engine", problems)
+        _check_calibration(calibration_p, engines, problems)
 
     if problems:
         raise ContentErrors(problems)
@@ -532,11 +573,11 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         engines=engines.values(),
         assumptions=assumptions_p.value,
         calibration=calibration_p.value if calibration_p else None,
-        offers=offers,
-        api_prices=api_prices,
-        throughput=throughput,
-        file_sizes=file_sizes,
-        memory_logs=memory_logs,
+        offers=cloud_p.value.offers if cloud_p else (),
+        api_prices=api_p.value.prices if api_p else (),
+        throughput=[row for mf in measurement_files for row in mf.value.throughput],
+        file_sizes=[size for mf in measurement_files for size in mf.value.file_sizes],
+        memory_logs=[log for mf in measurement_files for log in mf.value.memory],
         search_aliases=aliases_p.value.aliases if aliases_p else {},
         pages=pages,
     )

@@ -95,9 +95,7 @@ Source = Annotated[
 # A Hugging Face repo id: owner/name of letters, digits, '-', '_', '.', neither part starting with
 # '-' or '.', at most 96 characters each (the Hub's own rule); it goes into commands and URLs.
 HF_REPO_RE = r"^[A-Za-z0-9_][\w.-]{0,95}/[A-Za-z0-9_][\w.-]{0,95}$"
-HfRepo = Annotated[
-    str, _matching(HF_REPO_RE, "a Hugging Face repo id owner/name (letters, digits, '-', '_', '.')")
-]
+HfRepo = Annotated[str, _matching(HF_REPO_RE, "a Hugging Face repo id owner/name (letters, digits, '-', '_', '.')")]
 # An Ollama model reference: [namespace/]name[:tag], or hf.co/owner/repo[:tag] for a Hub GGUF.
 OLLAMA_RE = (
     r"^(?:hf\.co/[A-Za-z0-9_][\w.-]*/[A-Za-z0-9_][\w.-]*|(?:[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*)"

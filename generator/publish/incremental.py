@@ -19,7 +19,6 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.publish import outdir
-from generator.site.views import HardwareRow
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_AND_TEMPLATES = ("generator", "templates", "static", "locales")
@@ -154,16 +153,6 @@ def link_groups(groups: Iterable[dict[str, str]], old_dist: Path, new_dist: Path
         link_files(files, old_dist, new_dist)
         out += [(rel, os.path.getsize(os.path.join(old, rel)), sha) for rel, sha in files.items()]
     return out
-
-
-def rows_to_json(rows: list[HardwareRow]) -> list[dict[str, Any]]:
-    """Rows as plain dicts for the manifest."""
-    return [dataclasses.asdict(r) for r in rows]
-
-
-def rows_from_json(rows: list[dict[str, Any]]) -> list[HardwareRow]:
-    """Rows back from the manifest."""
-    return [HardwareRow(**r) for r in rows]
 
 
 def changes(old: dict[str, str], new: dict[str, str]) -> list[str]:

@@ -55,7 +55,7 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
             self.send_header(name, value)
         super().end_headers()
 
-    def list_directory(self, path: str | os.PathLike[str]) -> None:
+    def list_directory(self, path: str | os.PathLike[str]) -> None:  # noqa: ARG002 - the stdlib's signature
         self.send_error(404, "Not Found")
         return None
 

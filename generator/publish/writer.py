@@ -29,35 +29,17 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.publish import incremental, outdir
-from generator.site import api, badges, routes, sitemap
-from generator.site.accuracy import accuracy_data
-from generator.site.browser_data import pair_data_json, shared_data
-from generator.site.i18n import LANGS, UNITS, translations
-from generator.site.render import NOSCRIPT_CSS, minify, render, render_markdown
+from generator.site import api, badges, pages, routes, sitemap
+from generator.site.browser_data import shared_data
+from generator.site.hardware_page import HardwareRow, hardware_rows
+from generator.site.i18n import LANGS
+from generator.site.pages import ModelGroup, SiteGroup
+from generator.site.render import NOSCRIPT_CSS, minify, render
 from generator.site.routes import Route
-from generator.site.views import (
-    DEFAULT_FORMAT,
-    HardwareRow,
-    context_steps,
-    footprint,
-    hardware_rows,
-    kv_rows,
-    model_facts,
-    need_table,
-    pair_data,
-    recommendations,
-    related_hardware,
-    related_models,
-    speed_chart,
-)
 from generator.sizing.estimate import SIZING_VERSION
-from generator.sizing.params import count_params
-from generator.sizing.weights import weight_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
-# Accelerators the model page's "fewest devices" table compares, when the catalog has them.
-NEED_HARDWARE = ("rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell", "a100-80gb-sxm", "h100-sxm", "h200-sxm", "mi300x")
 
 Output = tuple[str, bytes]
 Written = list[tuple[str, int, str]]
@@ -72,34 +54,13 @@ class Settings:
     content: Path
     root: Path
     langs: tuple[str, ...] = LANGS
+    # Golden fixtures are kept readable; the published site is minified.
+    minify: bool = True
 
 
 def dump(data: Any) -> bytes:
     """Canonical JSON: sorted keys, two-space indent, UTF-8, trailing newline."""
     return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode()
-
-
-def model_summaries(catalog: Catalog) -> list[dict[str, Any]]:
-    """Every model with its slug, name, Hugging Face id and derived parameter count."""
-    return [
-        {"slug": m.slug, "name": m.name, "hf_id": m.hf_id, "params_total": count_params(m).total}
-        for m in catalog.models.values()
-    ]
-
-
-def hardware_summaries(catalog: Catalog) -> list[dict[str, Any]]:
-    """Every accelerator with its key specs."""
-    return [
-        {
-            "slug": h.slug,
-            "name": h.name,
-            "vendor": h.vendor,
-            "kind": h.kind.value,
-            "memory_bytes": h.memory_bytes,
-            "bandwidth_gbps": h.bandwidth_gbps,
-        }
-        for h in catalog.hardware.values()
-    ]
 
 
 def fingerprint(name: str, data: bytes) -> tuple[str, bytes]:
@@ -119,24 +80,10 @@ def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
 
 
 def search_index(catalog: Catalog) -> bytes:
-    """Compact index for the search box: slug, name and the aliases people type for each entry."""
-    aliases = catalog.search_aliases
-
-    def words(*texts: str) -> list[str]:
-        found = [
-            alias for key, names in aliases.items() for alias in names if any(key.lower() in t.lower() for t in texts)
-        ]
-        return sorted({*texts, *found})
-
-    data = {
-        "models": [
-            {"s": m.slug, "n": m.name, "a": words(m.organization, m.family, m.hf_id)} for m in catalog.models.values()
-        ],
-        "hardware": [
-            {"s": h.slug, "n": h.name, "a": words(h.vendor, h.kind.value.replace("_", " "))}
-            for h in catalog.hardware.values()
-        ],
-    }
+    """Compact index for the search box: slug, name and the words people type, for every searchable page."""
+    data: dict[str, list[dict[str, Any]]] = {"models": [], "hardware": []}
+    for e in pages.search_entries(catalog):
+        data[e.section].append({"s": e.slug, "n": e.name, "a": list(e.words)})
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
@@ -163,201 +110,54 @@ def jsonld(route: Route, title: str, breadcrumbs: list[tuple[str, str]], setting
     }
 
 
-def page(
-    template: str, route: Route, settings: Settings, crumbs: list[tuple[str, str]], title: str, **context: Any
-) -> Output:
-    """Render one HTML page of ``route`` and minify it."""
+def render_page(route: Route, group: ModelGroup | SiteGroup, settings: Settings) -> Output:
+    """Render one HTML page from the page table: its template, title, breadcrumbs and context."""
+    catalog = group.catalog
+    crumbs = pages.breadcrumbs(route, catalog)
     html = render(
-        template,
+        pages.PAGE_TYPES[route.kind].template,
         route.lang,
         route=route,
         base_url=settings.base_url,
         assets=settings.assets,
         breadcrumbs=crumbs,
-        jsonld=jsonld(route, title, crumbs, settings),
+        jsonld=jsonld(route, pages.title(route, catalog), crumbs, settings),
         engine_version=SIZING_VERSION,
-        **context,
+        **pages.context(route, group),
     )
-    return route.file, minify(html).encode()
-
-
-def _(lang: str, text: str) -> str:
-    return translations(lang).gettext(text)
-
-
-def crumbs_for(route: Route, model_name: str = "", hardware_name: str = "") -> list[tuple[str, str]]:
-    """Breadcrumb trail of a route: home › section › page."""
-    lang = route.lang
-    trail = [("Sizewise", routes.page_path("home", lang))]
-    if route.kind in ("models", "model", "pair"):
-        trail.append((_(lang, "Models"), routes.page_path("models", lang)))
-    if route.kind in ("hardware_index", "hardware"):
-        trail.append((_(lang, "Hardware"), routes.page_path("hardware_index", lang)))
-    if route.kind in ("model", "pair"):
-        trail.append((model_name, routes.page_path("model", lang, route.model)))
-    if route.kind == "pair":
-        trail.append((hardware_name, route.path))
-    if route.kind == "hardware":
-        trail.append((hardware_name, route.path))
-    if route.kind == "methodology":
-        trail.append((_(lang, "Methodology"), route.path))
-    if route.kind == "accuracy":
-        trail.append((_(lang, "Accuracy"), route.path))
-    return trail
+    return route.file, (minify(html) if settings.minify else html).encode()
 
 
 def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list[Output], list[HardwareRow]]:
-    """Everything of one model, and the rows its pairs contribute to hardware pages."""
-    model = catalog.models[slug]
-    pairs = [pair_data(catalog, model, hw) for hw in catalog.hardware.values()]
-    recs = recommendations(pairs)
+    """Everything of one model's build group, and the rows its pairs contribute to hardware pages."""
+    group = ModelGroup.build(catalog, slug, settings.assets)
     out: list[Output] = []
-    for p in pairs:
+    for p in group.pairs:
         out.append((routes.api_pair(slug, p.hardware.slug).lstrip("/"), dump(api.pair_json(p).model_dump(mode="json"))))
-    out.append((routes.api_model(slug).lstrip("/"), dump(api.model_json(pairs).model_dump(mode="json"))))
-    b = badges.badge(pairs)
+    out.append((routes.api_model(slug).lstrip("/"), dump(api.model_json(list(group.pairs)).model_dump(mode="json"))))
+    b = badges.badge(group.pairs)
     out.append((routes.badge(slug).lstrip("/"), badges.svg(b).encode()))
     out.append((routes.badge(slug, "json").lstrip("/"), dump(badges.shields(b))))
-
-    reference = catalog.hardware.get("h100-sxm") or next(iter(catalog.hardware.values()))
-    need_hw = [h for h in NEED_HARDWARE if h in catalog.hardware] or list(catalog.hardware)[:4]
-    shared = {
-        "facts": model_facts(catalog, model),
-        "footprint": footprint(catalog, model, reference),
-        "kv_rows": kv_rows(catalog, model),
-        "speed_chart": speed_chart(pairs),
-        "need_hardware": [catalog.hardware[h] for h in need_hw],
-        "need_rows": need_table(pairs, need_hw),
-        "api_prices": catalog.api_prices_for(slug),
-        "badge_text": f"{b.label}: {b.message}",
-    }
-    all_models = list(catalog.models.values())
-    all_hardware = list(catalog.hardware.values())
-    related_hw = {hw.slug: related_hardware(hw, all_hardware) for hw in all_hardware}
-    related_mo = related_models(model, all_models)
-    for lang in settings.langs:
-        route = Route("model", lang, model=slug)
-        title = model.name
-        out.append(
-            page(
-                "model.html",
-                route,
-                settings,
-                crumbs_for(route, model.name),
-                title,
-                model=model,
-                pairs=pairs,
-                recs=recs,
-                default_format=DEFAULT_FORMAT,
-                default_context=catalog.assumptions.default_context,
-                max_gpus=catalog.assumptions.max_gpus,
-                **shared,
-            )
-        )
-        for p in pairs:
-            route = Route("pair", lang, model=slug, hardware=p.hardware.slug)
-            title = f"{model.name} · {p.hardware.name}"
-            wb = {
-                **pair_data_json(catalog, model, p.hardware),
-                "lang": lang,
-                "sizing_url": settings.assets["sizing.js"],
-                "shared_url": settings.assets["sizing-data"],
-                "context_steps": list(context_steps(model)),
-                "artifacts": model.artifacts.model_dump(mode="json"),
-            }
-            out.append(
-                page(
-                    "pair.html",
-                    route,
-                    settings,
-                    crumbs_for(route, model.name, p.hardware.name),
-                    title,
-                    p=p,
-                    recs=recs,
-                    assumptions=catalog.assumptions,
-                    max_gpus=catalog.assumptions.max_gpus,
-                    related_hardware=related_hw[p.hardware.slug],
-                    related_models=related_mo,
-                    wb_data=wb,
-                    wb_steps=list(context_steps(model)),
-                    engines=list(catalog.engines.values()),
-                    kv_dtypes=list(catalog.kv_dtypes.values()),
-                    units=list(UNITS[lang]),
-                )
-            )
-    rows = [HardwareRow.of(p) for p in pairs]
-    return out, rows
+    out += [render_page(route, group, settings) for route in pages.model_routes(catalog, slug, settings.langs)]
+    return out, group.rows()
 
 
 def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[HardwareRow]]) -> Iterator[Output]:
-    """Hardware pages and JSON, indexes, methodology, root, 404, API index and schemas."""
-    models = list(catalog.models.values())
-    hardware = list(catalog.hardware.values())
-    model_rows = [
-        {
-            "model": m,
-            "params": count_params(m),
-            "weights_bytes": weight_bytes(count_params(m), catalog.format(DEFAULT_FORMAT)).total,
-        }
-        for m in models
-    ]
-    acc = accuracy_data(catalog)
-    for lang in settings.langs:
-        home = Route("home", lang)
-        yield page("home.html", home, settings, crumbs_for(home), "Sizewise", models=models, hardware=hardware)
-        r = Route("models", lang)
-        yield page("models.html", r, settings, crumbs_for(r), _(lang, "Models"), rows=model_rows)
-        r = Route("hardware_index", lang)
-        yield page("hardware_index.html", r, settings, crumbs_for(r), _(lang, "Hardware"), hardware=hardware)
-        r = Route("methodology", lang)
-        text = catalog.page(lang, "methodology")
-        yield page("methodology.html", r, settings, crumbs_for(r), _(lang, "Methodology"), body=render_markdown(text))
-        r = Route("accuracy", lang)
-        yield page("accuracy.html", r, settings, crumbs_for(r), _(lang, "Accuracy"), a=acc)
-        for hw in hardware:
-            r = Route("hardware", lang, hardware=hw.slug)
-            limit = round(hw.gpu_memory_limit_gib * 1024**3) if hw.gpu_memory_limit_gib else None
-            yield page(
-                "hardware.html",
-                r,
-                settings,
-                crumbs_for(r, hardware_name=hw.name),
-                hw.name,
-                hw=hw,
-                rows=rows[hw.slug],
-                default_context=catalog.assumptions.default_context,
-                gpu_limit_bytes=limit,
-            )
-    for hw in hardware:
+    """The site group's pages, hardware JSON, the API index and schemas, the root and 404 pages."""
+    group = SiteGroup.build(catalog, rows)
+    for route in pages.site_routes(catalog, settings.langs):
+        yield render_page(route, group, settings)
+    for hw in catalog.hardware.values():
         yield (
             routes.api_hardware(hw.slug).lstrip("/"),
             dump(api.hardware_json(hw, rows[hw.slug]).model_dump(mode="json")),
         )
-    index = api.IndexJSON(
-        engine_version=SIZING_VERSION,
-        models=[
-            api.IndexModel(
-                slug=m["slug"],
-                name=m["name"],
-                hf_id=m["hf_id"],
-                params_total=m["params_total"],
-                url=routes.page_path("model", "en", m["slug"]),
-                json_url=routes.api_model(m["slug"]),
-            )
-            for m in model_summaries(catalog)
-        ],
-        hardware=[
-            api.IndexHardware(
-                **h, url=routes.page_path("hardware", "en", hardware=h["slug"]), json_url=routes.api_hardware(h["slug"])
-            )
-            for h in hardware_summaries(catalog)
-        ],
-    )
-    yield "api/v1/index.json", dump(index.model_dump(mode="json"))
+    yield "api/v1/index.json", dump(api.index_json(catalog).model_dump(mode="json"))
     for name, schema in api.SCHEMAS.items():
         yield f"api/v1/schema/{name}.json", dump(schema.model_json_schema())
-    yield "index.html", minify(render("root.html", "en", base_url=settings.base_url, assets=settings.assets)).encode()
-    yield "404.html", minify(render("404.html", "en", assets=settings.assets)).encode()
+    for name, template in (("index.html", "root.html"), ("404.html", "404.html")):
+        html = render(template, "en", base_url=settings.base_url, assets=settings.assets)
+        yield name, (minify(html) if settings.minify else html).encode()
 
 
 def csp_hash(text: str) -> str:
@@ -379,19 +179,25 @@ def headers_file() -> bytes:
     )
     badge_csp = "default-src 'none'; script-src 'none'; sandbox"
     rules = [
-        ("/*", [
-            ("Content-Security-Policy", page_csp),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Referrer-Policy", "strict-origin-when-cross-origin"),
-            ("X-Frame-Options", "DENY"),
-            ("Cross-Origin-Opener-Policy", "same-origin"),
-        ]),
+        (
+            "/*",
+            [
+                ("Content-Security-Policy", page_csp),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Referrer-Policy", "strict-origin-when-cross-origin"),
+                ("X-Frame-Options", "DENY"),
+                ("Cross-Origin-Opener-Policy", "same-origin"),
+            ],
+        ),
         ("/assets/*", [("Cache-Control", "public, max-age=31536000, immutable")]),
-        ("/badges/*", [
-            ("Content-Security-Policy", badge_csp),
-            ("Cache-Control", "no-cache"),
-            ("Access-Control-Allow-Origin", "*"),
-        ]),
+        (
+            "/badges/*",
+            [
+                ("Content-Security-Policy", badge_csp),
+                ("Cache-Control", "no-cache"),
+                ("Access-Control-Allow-Origin", "*"),
+            ],
+        ),
         ("/api/*", [("Access-Control-Allow-Origin", "*")]),
     ]
     lines = []
@@ -510,7 +316,7 @@ def _render_models(
         new.models[slug] = {
             "key": plan.keys.models[slug],
             "files": {r: h for r, _, h in model_written},
-            "rows": incremental.rows_to_json(model_rows),
+            "rows": [r.to_json() for r in model_rows],
         }
         if progress:
             print(f"\r  models {done}/{len(plan.models)}", end="", file=sys.stderr, flush=True)
@@ -537,7 +343,7 @@ def write_site(
     rows: dict[str, list[HardwareRow]] = {}
     written: Written = []
     for slug in plan.reuse:
-        rows[slug] = incremental.rows_from_json(plan.previous.models[slug]["rows"])
+        rows[slug] = [HardwareRow.from_json(r) for r in plan.previous.models[slug]["rows"]]
         new.models[slug] = plan.previous.models[slug]
     reused = [plan.previous.models[s]["files"] for s in plan.reuse]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
@@ -598,6 +404,7 @@ def build(
     langs: tuple[str, ...] = LANGS,
     force: bool = False,
     shard: tuple[int, int] | None = None,
+    minify: bool = True,
 ) -> str:
     """Render what changed since the last build into a temporary sibling of ``out``, link the rest, swap it in.
 
@@ -615,7 +422,7 @@ def build(
     try:
         with outdir.locked(out):
             outdir.remove_leftovers(out)
-            return _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard)
+            return _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard, minify)
     finally:
         os.umask(umask)
 
@@ -630,6 +437,7 @@ def _build_locked(
     langs: tuple[str, ...],
     force: bool,
     shard: tuple[int, int] | None,
+    minify: bool,
 ) -> str:
     """The build proper, with the output's lock held."""
     outdir.check_replaceable(out)  # again under the lock: another build may have just finished
@@ -652,7 +460,7 @@ def _build_locked(
             return f"{out} is up to date ({len(previous.files()):,} files) in {time.perf_counter() - start:.1f} s"
         plan = Plan(todo, reuse, bool(todo) or not site_same, keys, reusable_from, out)
     tmp = outdir.new_tree(out)
-    settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs)
+    settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs, minify)
     progress = sys.stderr.isatty() and not os.environ.get("CI")
     try:
         written, manifest = write_site(catalog, settings, asset_files, jobs, plan, progress)

@@ -6,10 +6,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from generator.content.catalog import Catalog
 from generator.content.schema import Hardware
 from generator.site import routes
-from generator.site.views import ContextRow, FormatRow, HardwareRow, PairData
+from generator.site.hardware_page import HardwareRow
+from generator.site.pair_page import ContextRow, FormatRow, PairData
 from generator.sizing.estimate import SIZING_VERSION, Estimate
+from generator.sizing.params import count_params
 
 Verdict = Literal["comfortable", "tight", "oom"]
 
@@ -19,7 +22,7 @@ class Payload(BaseModel):
 
 
 class EstimateJSON(Payload):
-    """The estimate keys of DESIGN.md and the rest of ``estimate --json``. Bytes are integers."""
+    """Every key of ``estimate --json`` (the README lists them). Bytes are integers."""
 
     model: str
     hardware: str
@@ -270,8 +273,8 @@ def _context_row(r: ContextRow, kv16: str, kv8: str) -> ContextJSON:
         kv8_bytes=r.kv8_bytes,
         total16_bytes=r.total16_bytes,
         total8_bytes=r.total8_bytes,
-        verdict16=r.verdict16,  # type: ignore[arg-type]
-        verdict8=r.verdict8,  # type: ignore[arg-type]
+        verdict16=r.verdict16,
+        verdict8=r.verdict8,
     )
 
 
@@ -324,6 +327,53 @@ def model_json(pairs: list[PairData]) -> ModelJSON:
                 pair=routes.api_pair(m.slug, p.hardware.slug),
             )
             for p in pairs
+        ],
+    )
+
+
+def model_summaries(catalog: Catalog) -> list[dict[str, Any]]:
+    """Every model with its slug, name, Hugging Face id and derived parameter count."""
+    return [
+        {"slug": m.slug, "name": m.name, "hf_id": m.hf_id, "params_total": count_params(m).total}
+        for m in catalog.models.values()
+    ]
+
+
+def hardware_summaries(catalog: Catalog) -> list[dict[str, Any]]:
+    """Every accelerator with its key specs."""
+    return [
+        {
+            "slug": h.slug,
+            "name": h.name,
+            "vendor": h.vendor,
+            "kind": h.kind.value,
+            "memory_bytes": h.memory_bytes,
+            "bandwidth_gbps": h.bandwidth_gbps,
+        }
+        for h in catalog.hardware.values()
+    ]
+
+
+def index_json(catalog: Catalog) -> IndexJSON:
+    """/api/v1/index.json: every model and accelerator with the URLs of its page and its JSON."""
+    return IndexJSON(
+        engine_version=SIZING_VERSION,
+        models=[
+            IndexModel(
+                slug=m["slug"],
+                name=m["name"],
+                hf_id=m["hf_id"],
+                params_total=m["params_total"],
+                url=routes.page_path("model", "en", m["slug"]),
+                json_url=routes.api_model(m["slug"]),
+            )
+            for m in model_summaries(catalog)
+        ],
+        hardware=[
+            IndexHardware(
+                **h, url=routes.page_path("hardware", "en", hardware=h["slug"]), json_url=routes.api_hardware(h["slug"])
+            )
+            for h in hardware_summaries(catalog)
         ],
     )
 

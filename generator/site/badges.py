@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from html import escape
 
 from generator.content.schema import HardwareKind
-from generator.site.views import PairData
+from generator.site.pair_page import PairData
 
 LABEL = "4-bit VRAM"
 COLORS = {"comfortable": "#2e7d32", "tight": "#b26a00", "oom": "#9e2a2b"}

@@ -4,12 +4,16 @@ and scenario cases whose Python outputs the JavaScript engine must reproduce."""
 from __future__ import annotations
 
 import itertools
+import random
 from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
+from generator.site.charts import MEMORY_CHART, bars_of
+from generator.site.commands import CommandInputs, launch_command
+from generator.site.i18n import LANGS, NumberFormat, number_spec
 from generator.sizing.estimate import ScenarioError, estimate, ratio_ranges
-from generator.sizing.scenario import Facts, Scenario
+from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario
 
 # Keys the browser computes and the parity test compares (the rest of `estimate --json` is text).
 PARITY_KEYS = (
@@ -76,6 +80,10 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
         # The comparison menu: every accelerator (the page's own is skipped in the browser).
         "hardware_names": [[hw.slug, hw.name] for hw in catalog.hardware.values()],
         "ranges": dict(zip(("decode", "prefill"), ratio_ranges(catalog.calibration), strict=True)),
+        # Tables Python and the browser must agree on: the engine each format family runs on by
+        # default, and the memory chart's geometry.
+        "family_engine": FAMILY_ENGINE,
+        "memory_chart": MEMORY_CHART,
     }
 
 
@@ -116,11 +124,14 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
         ("FP8", "sglang"),
         ("MXFP4", "vllm"),
         ("MLX 4-bit", "mlx"),
+        # Combinations an engine refuses: the browser must refuse them with the same words.
+        ("MLX 4-bit", "vllm"),
+        ("Q4_K_M", "vllm"),
     )
     kv_for = {
         "llama.cpp": ("fp16", "q8_0", "q4_0"),
         "ollama": ("fp16", "q8_0"),
-        "vllm": ("bf16", "fp8"),
+        "vllm": ("bf16", "fp8", "q8_0"),
         "sglang": ("bf16", "fp8"),
         "mlx": ("bf16",),
     }
@@ -132,13 +143,12 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
             (1, 4096, 32768, 131072), (1, 3), (1, 2, 4), (0.0, 0.25) if engine in ("llama.cpp", "ollama") else (0.0,)
         )
     ]
-    cases = []
+    cases: list[dict[str, Any]] = []
     for model in catalog.models.values():
-        taken = 0
-        for i, (quant, engine, kv, ctx, batch, gpus, offload) in enumerate(grid):
-            # A deterministic spread over the grid, shifted per model so every combination gets used.
-            if (i + len(cases)) % 23:
-                continue
+        # A deterministic sample of the grid per model: every engine, format and refusal comes up.
+        picks = sorted(random.Random(model.slug).sample(range(len(grid)), min(limit_per_model, len(grid))))
+        for taken, i in enumerate(picks):
+            quant, engine, kv, ctx, batch, gpus, offload = grid[i]
             hw = catalog.hw(hardware[(i + taken) % len(hardware)])
             fmt = catalog.format(quant)
             eng = catalog.engine(engine)
@@ -169,9 +179,131 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
             except ScenarioError as exc:
                 expected = {"error": str(exc)}
             cases.append({"inputs": inputs, "expected": expected})
-            taken += 1
-            if taken >= limit_per_model:
-                break
+    return cases
+
+
+# Values that exercise every branch of the formatters: ties (0.125, 2.5, 4.25 GiB), unit boundaries,
+# zero, negatives, tiny and huge numbers; more come from a seeded generator.
+_NUMBERS = (
+    0,
+    0.125,
+    0.5,
+    1,
+    1.5,
+    2.5,
+    9.995,
+    10,
+    99.95,
+    1023,
+    1024,
+    1536,
+    4096,
+    8192,
+    131072,
+    1048576,
+    3145728,
+    -0.004,
+    -2.5,
+    1e-9,
+    0.09,
+    0.1,
+    0.0999,
+    1234567.891,
+    4.25 * 1024**3,
+    1024**3 - 1,
+    1024**4 * 3.5,
+)
+
+
+def number_cases(seed: int = 7, random_values: int = 120) -> list[dict[str, Any]]:
+    """Python's formatting of many values in every language: what static/display.js must write."""
+    rng = random.Random(seed)
+    values = [float(v) for v in _NUMBERS]
+    values += [rng.choice((1, -1)) * 10 ** rng.uniform(-4, 13) for _ in range(random_values)]
+    values += [float(rng.randrange(1, 2**21) * 1024) for _ in range(20)]
+    cases = []
+    for lang in LANGS:
+        f = NumberFormat(lang)
+        for v in values:
+            calls: list[tuple[str, list[Any], str]] = [
+                ("num", [v, 0], f.num(v, 0)),
+                ("num", [v, 1], f.num(v, 1)),
+                ("num", [v, 2], f.num(v, 2)),
+                ("sig", [v], f.sig(v)),
+                ("bytes", [v], f.bytes(v)),
+                ("pct", [v / 1000, 0], f.pct(v / 1000, 0)),
+                ("pct", [v / 1000, 1], f.pct(v / 1000, 1)),
+                ("usd", [v / 1000], f.usd(v / 1000)),
+                ("usd", [v, 0], f.usd(v, 0)),
+            ]
+            if v >= 0 and v.is_integer():
+                calls.append(("tokens", [int(v)], f.tokens(int(v))))
+            cases += [{"lang": lang, "method": m, "args": args, "expected": out} for m, args, out in calls]
+    return cases
+
+
+def command_cases(catalog: Catalog) -> list[dict[str, Any]]:
+    """Launch commands Python builds for every model over engines, formats and scenarios."""
+    grid = {
+        "llama.cpp": ("Q4_K_M", "Q8_0", "IQ4_XS"),
+        "vllm": ("BF16", "AWQ", "GPTQ", "FP8", "MXFP4"),
+        "ollama": ("Q4_K_M",),
+        "mlx": ("MLX 4-bit",),
+        "sglang": ("FP8",),
+    }
+    kv_for = {"llama.cpp": ("fp16", "q8_0", "q4_0"), "vllm": ("bf16", "fp8"), "ollama": ("fp16",)}
+    cases = []
+    for n, model in enumerate(catalog.models.values()):
+        for engine, quants in grid.items():
+            profile = catalog.engines.get(engine)
+            utilization = profile.memory_utilization if profile else 0.9
+            for i, (quant, kv, (ctx, batch, gpus, offload)) in enumerate(
+                itertools.product(
+                    quants,
+                    kv_for.get(engine, ("bf16",)),
+                    ((8192, 1, 1, 0.0), (131072, 4, 2, 0.0), (4096, 1, 8, 0.3), (1, 16, 1, 1.0)),
+                )
+            ):
+                if (i + n) % 3:
+                    continue
+                inputs = CommandInputs(engine, quant, ctx, batch, gpus, kv, offload)
+                built = launch_command(model, utilization, inputs)
+                cases.append(
+                    {
+                        "model": model.slug,
+                        "memory_utilization": utilization,
+                        "inputs": inputs.to_json(),
+                        "expected": list(built) if built else None,
+                    }
+                )
+    return cases
+
+
+def chart_cases(seed: int = 11, count: int = 60) -> list[dict[str, Any]]:
+    """The memory chart's geometry for many memory breakdowns (SVG units, before rounding)."""
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(count):
+        weights, kv, overhead = (rng.randrange(0, 2**40) for _ in range(3))
+        usable = rng.randrange(1, 2**41)
+        keys = {
+            "weights_bytes": weights,
+            "kv_cache_bytes": kv,
+            "overhead_bytes": overhead,
+            "total_bytes": weights + kv + overhead,
+            "usable_bytes": usable,
+        }
+        chart = bars_of(keys)
+        cases.append(
+            {
+                "keys": keys,
+                "expected": {
+                    "segments": [[s.key, s.x, s.width] for s in chart.segments],
+                    "usable_x": chart.usable_x,
+                    "label_end": chart.label_end,
+                },
+            }
+        )
     return cases
 
 
@@ -184,4 +316,9 @@ def parity_file(catalog: Catalog, hardware: tuple[str, ...]) -> dict[str, Any]:
         "offers": [o.model_dump(mode="json", exclude={"notes", "source"}) for o in catalog.offers],
         "api_prices": [p.model_dump(mode="json", exclude={"notes", "source"}) for p in catalog.api_prices],
         "cases": parity_cases(catalog, hardware),
+        "artifacts": {slug: m.artifacts.model_dump(mode="json") for slug, m in catalog.models.items()},
+        "number_specs": {lang: number_spec(lang) for lang in LANGS},
+        "number_cases": number_cases(),
+        "command_cases": command_cases(catalog),
+        "chart_cases": chart_cases(),
     }

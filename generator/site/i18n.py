@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import decimal
 import gettext
 import io
 import math
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from babel import Locale
 from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_currency, format_percent
 
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
 LANGS = ("en", "fr", "zh")
@@ -46,16 +47,42 @@ def translations(lang: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(buf)
 
 
+def _affixes(pattern: str, symbol: str = "") -> tuple[str, str]:
+    """(prefix, suffix) around the digits of a CLDR number pattern, ``¤`` replaced by ``symbol``."""
+    positive = pattern.split(";")[0]
+    first = min(positive.index(c) for c in "#0" if c in positive)
+    last = positive.rindex("0") + 1
+    return positive[:first].replace("¤", symbol), positive[last:].replace("¤", symbol)
+
+
 @cache
-def _symbols(locale: str) -> tuple[str, str]:
-    """(group, decimal) symbols of a locale, from CLDR through Babel."""
-    symbols = Locale.parse(locale).number_symbols["latn"]
-    return symbols["group"], symbols["decimal"]
+def number_spec(lang: str) -> dict[str, Any]:
+    """How ``lang`` writes numbers, from CLDR through Babel: grouping and decimal symbols, the affixes
+    of percentages and US dollars, binary units. Python and the browser (``static/format.js``) format
+    from this same data, so a page reads the same before and after JavaScript runs."""
+    locale = Locale.parse(BABEL_LOCALE[lang])
+    symbols = locale.number_symbols["latn"]
+    return {
+        "group": symbols["group"],
+        "decimal": symbols["decimal"],
+        "minus": symbols["minusSign"],
+        "percent": _affixes(locale.percent_formats[None].pattern),
+        "usd": _affixes(locale.currency_formats["standard"].pattern, locale.currency_symbols.get("USD", "US$")),
+        "units": UNITS[lang],
+    }
+
+
+def _fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, ties rounded away from zero on the exact binary value (as
+    JavaScript's ``toFixed`` does), ASCII grouping commas."""
+    rounded = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+    return f"{rounded:,.{digits}f}"
 
 
 @dataclasses.dataclass(frozen=True)
 class NumberFormat:
-    """Formatting for one locale; every method takes a raw engine value."""
+    """Formatting for one locale; every method takes a raw sizing value. ``static/format.js`` is the
+    same code for the browser (the parity vectors check every method)."""
 
     lang: str
 
@@ -63,13 +90,20 @@ class NumberFormat:
     def locale(self) -> str:
         return BABEL_LOCALE[self.lang]
 
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The locale's number conventions (see :func:`number_spec`)."""
+        return number_spec(self.lang)
+
     def num(self, value: float | None, digits: int = 0) -> str:
         """A grouped decimal number with the locale's symbols (3-digit groups in en, fr and zh)."""
         if value is None or (isinstance(value, float) and not math.isfinite(value)):
             return "—"
-        group, decimal = _symbols(self.locale)
-        text = f"{value:,.{digits}f}"
-        return text.replace(",", "\x00").replace(".", decimal).replace("\x00", group)
+        spec = self.spec
+        text = _fixed(abs(value), digits)
+        text = text.replace(",", "\x00").replace(".", spec["decimal"]).replace("\x00", spec["group"])
+        negative = value < 0 and text.strip("0.,\u202f\u00a0") != ""
+        return spec["minus"] + text if negative else text
 
     def sig(self, value: float | None) -> str:
         """A number with about three significant digits (1.23, 12.3, 123, 1,234)."""
@@ -92,14 +126,11 @@ class NumberFormat:
         return f"{self.num(n / 1024**4, 2)}\u00a0{tib}"
 
     def pct(self, fraction: float | None, digits: int = 0) -> str:
-        """A percentage in the locale's pattern (French: narrow no-break space before %)."""
+        """A percentage in the locale's pattern (French: no-break space before %)."""
         if fraction is None:
             return "—"
-        pattern = Locale.parse(self.locale).percent_formats[None].pattern.split(";")[0]
-        if digits:
-            last = pattern.rindex("0") + 1
-            pattern = pattern[:last] + "." + "0" * digits + pattern[last:]
-        return format_percent(fraction, format=pattern, locale=self.locale)
+        prefix, suffix = self.spec["percent"]
+        return f"{prefix}{self.num(fraction * 100, digits)}{suffix}"
 
     def usd(self, value: float | None, digits: int | None = None) -> str:
         """US dollars; two decimals by default, three below ten cents, none when ``digits`` is 0."""
@@ -107,10 +138,10 @@ class NumberFormat:
             return "—"
         if digits is None:
             digits = 2 if abs(value) >= 0.1 or value == 0 else 3
-        pattern = Locale.parse(self.locale).currency_formats["standard"].pattern.split(";")[0]
-        decimals = "." + "0" * digits if digits else ""
-        pattern = pattern.replace(".00", decimals)
-        return format_currency(value, "USD", format=pattern, locale=self.locale, currency_digits=False)
+        prefix, suffix = self.spec["usd"]
+        text = self.num(abs(value), digits)
+        sign = self.spec["minus"] if value < 0 and text != self.num(0, digits) else ""
+        return f"{sign}{prefix}{text}{suffix}"
 
     def date(self, value: dt.date | str | None) -> str:
         """A date in the locale's medium form."""

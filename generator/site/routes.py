@@ -1,14 +1,8 @@
-"""Which pages exist and where they live: every URL of the site is decided here, before rendering."""
+"""Where things live: the URL of every page, JSON endpoint and badge (which pages exist: site/pages.py)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-
-from generator.content.catalog import Catalog
-from generator.site.i18n import LANGS
-
-PAGE_KINDS = ("home", "models", "hardware_index", "model", "hardware", "pair", "methodology", "accuracy")
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -36,7 +30,7 @@ class Route:
 
 
 def page_path(kind: str, lang: str, model: str = "", hardware: str = "") -> str:
-    """URL path of a page (DESIGN.md): /{lang}/, /{lang}/models/{model}/{hardware}/, …"""
+    """URL path of a page (docs/architecture.md): /{lang}/, /{lang}/models/{model}/{hardware}/, …"""
     if kind == "home":
         return f"/{lang}/"
     if kind == "models":
@@ -54,22 +48,6 @@ def page_path(kind: str, lang: str, model: str = "", hardware: str = "") -> str:
     if kind == "accuracy":
         return f"/{lang}/accuracy/"
     raise ValueError(f"unknown page kind {kind!r}")
-
-
-def routes(catalog: Catalog, langs: tuple[str, ...] = LANGS) -> Iterator[Route]:
-    """Every HTML route of the site, in a deterministic order."""
-    for lang in langs:
-        yield Route("home", lang)
-        yield Route("models", lang)
-        yield Route("hardware_index", lang)
-        yield Route("methodology", lang)
-        yield Route("accuracy", lang)
-        for hw in catalog.hardware:
-            yield Route("hardware", lang, hardware=hw)
-        for model in catalog.models:
-            yield Route("model", lang, model=model)
-            for hw in catalog.hardware:
-                yield Route("pair", lang, model=model, hardware=hw)
 
 
 def api_model(model: str) -> str:

@@ -8,7 +8,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from generator.content.catalog import Catalog
 from generator.site.i18n import HREFLANG
-from generator.site.routes import routes
+from generator.site.pages import routes
 
 MAX_URLS = 50_000
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'

@@ -44,7 +44,7 @@ class Estimate:
 
     def _fits(self, **kw: int) -> bool:
         tight = self.assumptions.verdict_tight_fraction
-        m = memory(self.model, self.params, self.weights, self.hardware, self.scenario, tight, **kw)
+        m = memory(self.model, self.weights, self.hardware, self.scenario, tight, **kw)
         return m.verdict != "oom"
 
     @functools.cached_property
@@ -63,7 +63,7 @@ class Estimate:
         return max(0, largest(lambda b: self._fits(seqs=b), 1, 4096))
 
     def to_dict(self) -> dict[str, Any]:
-        """The estimate keys of DESIGN.md (and more): bytes as integers, speeds as floats."""
+        """The estimate keys (README, "estimate --json"): bytes as integers, speeds as floats."""
         m = self.memory
         s = self.speed
         r = self.speed_range
@@ -143,7 +143,7 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         served = ", ".join(f.value for f in engine.formats)
         raise ScenarioError(f"{engine.label} does not load {sc.fmt.name} ({sc.fmt.family.value}); it loads {served}")
     if hw.kind not in engine.hardware_kinds:
-        raise ScenarioError(f"{engine.label} does not run on {hw.name} ({hw.kind.value})")
+        raise ScenarioError(f"{engine.label} does not run on {hw.name}")
     if engine.name not in sc.kv.engines:
         raise ScenarioError(f"{engine.label} has no {sc.kv.name} KV cache (supported by {', '.join(sc.kv.engines)})")
     if sc.fmt.moe_only and model.moe is None:
@@ -163,14 +163,13 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
     a = facts.assumptions
     params = count_params(model)
     weights = weight_bytes(params, sc.fmt)
-    m = memory(model, params, weights, hw, sc, a.verdict_tight_fraction)
+    m = memory(model, weights, hw, sc, a.verdict_tight_fraction)
     min_gpus = next(
         (
             g
             for g in range(1, a.max_gpus + 1)
             if tp_valid(model, sc.engine, g)
-            and memory(model, params, weights, hw, sc.with_(gpus=g, offload=0.0), a.verdict_tight_fraction).verdict
-            != "oom"
+            and memory(model, weights, hw, sc.with_(gpus=g, offload=0.0), a.verdict_tight_fraction).verdict != "oom"
         ),
         None,
     )

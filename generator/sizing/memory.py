@@ -9,7 +9,6 @@ from typing import Literal
 
 from generator.content.schema import EngineProfile, Hardware, HardwareKind, Model
 from generator.sizing.kv import KVCache, kv_cache
-from generator.sizing.params import ParamCount
 from generator.sizing.scenario import Scenario
 from generator.sizing.weights import WeightBytes
 
@@ -109,7 +108,6 @@ def verdict_for(per_gpu: int, usable_per_gpu: int, tight_fraction: float) -> Ver
 
 def memory(
     model: Model,
-    params: ParamCount,
     weights: WeightBytes,
     hw: Hardware,
     sc: Scenario,

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TypeVar
 
+from generator.content.catalog import Catalog
 from generator.content.schema import (
     ApiPrice,
     Assumptions,
@@ -179,3 +180,28 @@ def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> tu
         pre_note += f" {moe_note}"
     constants = SpeedConstants(dec.bandwidth_efficiency, dec.per_layer_latency_s, efficiency)
     return constants, f"decode: {dec_note}; prefill: {pre_note}"
+
+
+# What a page, the CLI and the workbench start from when nothing else is chosen.
+DEFAULT_FORMAT = "Q4_K_M"
+DEFAULT_ENGINE = "llama.cpp"
+# The engine that loads each weight-file family when none is named.
+FAMILY_ENGINE = {"gguf": "llama.cpp", "safetensors": "vllm", "mlx": "mlx"}
+
+
+def facts_of(catalog: Catalog) -> Facts:
+    """The facts an estimate needs from the catalog besides the model and the hardware."""
+    return Facts(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+
+
+def default_scenario(
+    catalog: Catalog, fmt: str = DEFAULT_FORMAT, engine: str = DEFAULT_ENGINE, context: int | None = None
+) -> Scenario:
+    """The scenario every pair page starts from: Q4_K_M on llama.cpp, its default KV, 8K context."""
+    eng = catalog.engine(engine)
+    return Scenario(
+        fmt=catalog.format(fmt),
+        kv=catalog.kv_dtype(eng.default_kv_dtype),
+        engine=eng,
+        context=context or catalog.assumptions.default_context,
+    )

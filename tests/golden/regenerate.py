@@ -19,10 +19,11 @@ DIST = HERE / "dist"
 BASE_URL = "https://sizewise.example"
 
 
-def build_golden(out: Path) -> str:
+def build_golden(out: Path, minify: bool = False) -> str:
     """Build the fixture catalog into ``out`` (a new folder) with the golden settings (one job, fixed base
-    URL, no cache), without the build's own bookkeeping (its marker and change list)."""
-    summary = build(load_catalog(CONTENT), out, jobs=1, base_url=BASE_URL, content=CONTENT, force=True)
+    URL, no cache, HTML not minified so a diff reads like code), without the build's own bookkeeping
+    (its marker and change list)."""
+    summary = build(load_catalog(CONTENT), out, jobs=1, base_url=BASE_URL, content=CONTENT, force=True, minify=minify)
     (out / MARKER).unlink()
     out.with_name(out.name + ".changed.txt").unlink(missing_ok=True)
     return summary

@@ -11,12 +11,12 @@ export function runCases(engine, data) {
     const model = data.models[inputs.model];
     const hw = data.hardware[inputs.hardware];
     const sc = engine.scenario({ formats: data.shared.formats, engines: data.shared.engines,
-      kv_cache: data.shared.kv_cache }, { quant: inputs.quant, engine: inputs.engine, kv_dtype: inputs.kv_dtype,
+      kv_cache: data.shared.kv_cache, family_engine: data.shared.family_engine }, { quant: inputs.quant, engine: inputs.engine, kv_dtype: inputs.kv_dtype,
       context: inputs.context, batch: inputs.batch, gpus: inputs.gpus, offload: inputs.offload });
     const label = JSON.stringify(inputs);
     if (expected.error) {
       const got = engine.checkScenario(model, hw, sc);
-      if (!got) problems.push(`${label}: Python refused (${expected.error}), JS did not`);
+      if (got !== expected.error) problems.push(`${label}: Python refused with "${expected.error}", JS with "${got}"`);
       continue;
     }
     let got;
@@ -36,6 +36,27 @@ export function runCases(engine, data) {
         problems.push(`${label} ${key}: python ${want} js ${have}`);
       }
     }
+  }
+  return problems;
+}
+
+// Formatting, launch commands and the memory chart: the same text and geometry as Python.
+export function runDisplayCases(display, data) {
+  const problems = [];
+  const formats = Object.fromEntries(Object.entries(data.number_specs).map(([lang, spec]) => [lang, display.numberFormat(spec)]));
+  for (const { lang, method, args, expected } of data.number_cases) {
+    const got = formats[lang][method](...args);
+    if (got !== expected) problems.push(`${lang} ${method}(${args.join(", ")}): python ${JSON.stringify(expected)} js ${JSON.stringify(got)}`);
+  }
+  for (const { model, memory_utilization, inputs, expected } of data.command_cases) {
+    const got = display.launchCommand(data.models[model], data.artifacts[model], memory_utilization, inputs);
+    if (JSON.stringify(got) !== JSON.stringify(expected)) {
+      problems.push(`${model} ${JSON.stringify(inputs)}: python ${JSON.stringify(expected)} js ${JSON.stringify(got)}`);
+    }
+  }
+  for (const { keys, expected } of data.chart_cases) {
+    const got = display.memoryBars(keys, data.shared.memory_chart);
+    if (JSON.stringify(got) !== JSON.stringify(expected)) problems.push(`chart ${JSON.stringify(keys)}: python ${JSON.stringify(expected)} js ${JSON.stringify(got)}`);
   }
   return problems;
 }

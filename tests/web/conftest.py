@@ -14,6 +14,15 @@ from generator.publish.writer import build
 from tests.conftest import CONTENT
 from tests.web import gates
 
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder needs Chromium or the npm tools: mark it ``browser``."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.browser)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def tools() -> None:

@@ -72,7 +72,7 @@ def test_validator_every_page_and_badge(sample: Path, capsys: pytest.CaptureFixt
     say(capsys, f"Nu HTML Checker: {len(pages)} pages and {len(badges)} badges, 0 errors")
 
 
-def test_validator_fails_on_bad_markup(bad_site: str, tmp_path: Path) -> None:
+def test_validator_fails_on_bad_markup(tmp_path: Path) -> None:
     bad = tmp_path / "bad.html"
     bad.write_text(BAD_PAGE)
     assert any("No “p” element in scope" in e or "img" in e for e in gates.validate([bad]))

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import urllib.request
+from html import unescape
 from typing import Any
 
 import pytest
@@ -105,8 +108,30 @@ def test_each_control_matches_the_cli(page: Any, base_url: str) -> None:
             s["kv_dtype"] = "q8_0"
         assert page.inner_text("#wb-error") == "", (name, page.inner_text("#wb-error"))
         assert_same(shown(page), cli(MODEL, HARDWARE, s), f"after {name}={value}")
-    assert "vllm serve" in page.inner_text("[data-command=vllm]")
-    assert "--tensor-parallel-size 2" in page.inner_text("[data-command=vllm]")
+    # The vLLM block follows the scenario where a checkpoint exists, else keeps its own format; either
+    # way the heading names the format of the command under it, and context and batch follow.
+    command = page.inner_text("[data-command=vllm]")
+    heading = page.inner_text("[data-command=vllm] >> xpath=../preceding-sibling::h3[1]")
+    assert command.startswith("vllm serve ") and "--max-model-len 32768" in command and "--max-num-seqs 4" in command
+    if heading.endswith("AWQ"):
+        keys = cli(MODEL, HARDWARE, s)
+        devices = s["gpus"] if keys["verdict"] != "oom" else keys["min_gpus"]
+        assert f"--tensor-parallel-size {devices}" in command, command
+    else:
+        assert not heading.endswith("Q4_K_M") and "AWQ" not in command
+
+
+def test_commands_on_load_are_the_static_ones(page: Any, base_url: str) -> None:
+    """The browser rebuilds every command block from its own inputs: the text must not change."""
+    for model, hardware in ((MODEL, HARDWARE), ("llama-3-1-8b-instruct", "rtx-4090"), ("deepseek-v3", "h100-sxm")):
+        url = f"{base_url}/en/models/{model}/{hardware}/"
+        with urllib.request.urlopen(url) as response:
+            html = response.read().decode()
+        static = [unescape(m) for m in re.findall(r"<code [^>]*data-command[^>]*>(.*?)</code>", html, re.S)]
+        page.goto(url)
+        page.wait_for_selector("#workbench[data-ready]")
+        live = page.eval_on_selector_all("[data-command]", "els => els.map(e => e.textContent)")
+        assert len(static) >= 2 and live == static, (model, hardware)
 
 
 def test_context_presets_and_slider(page: Any, base_url: str) -> None:

@@ -1,13 +1,29 @@
+// @ts-check
 // Instant search over models and hardware, offline, from a compact index. "qwen 32b 4090" finds the
 // pair page; partial and slightly misspelled words match; vendor and organisation names in every
 // locale are aliases. Keyboard: arrows move, Enter opens, Escape closes.
 
-const box = document.getElementById("search");
+/**
+ * @typedef {{ s: string, n: string, a: string[] }} IndexEntry slug, name and aliases (search-index.json)
+ * @typedef {{ s: string, n: string, w: string[] }} Entry slug, name and the words a query is matched against
+ * @typedef {{ lang: string, models: Entry[], hardware: Entry[] }} SearchIndex
+ * @typedef {{ kind: "pair" | "model" | "hardware", score: number, name: string, url: string }} Result
+ * @typedef {{ item: Entry, scores: number[], total: number }} Scored
+ */
 
+// base.html gives it data-index (the index URL) and data-lang.
+const box = /** @type {(HTMLElement & { dataset: { index: string, lang: string } }) | null} */ (
+  document.getElementById("search"));
+
+/** @param {string} text */
 export function tokenize(text) {
   return text.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
+/**
+ * @param {string} a
+ * @param {string} b
+ */
 function editDistanceAtMost1(a, b) {
   if (Math.abs(a.length - b.length) > 1) return false;
   let i = 0, j = 0, edits = 0;
@@ -22,6 +38,10 @@ function editDistanceAtMost1(a, b) {
 }
 
 // How well one query word matches an entry's words: 3 exact, 2 prefix or contained, 1 one typo away.
+/**
+ * @param {string} q
+ * @param {string[]} words
+ */
 function wordScore(q, words) {
   let best = 0;
   for (const w of words) {
@@ -32,15 +52,22 @@ function wordScore(q, words) {
   return best;
 }
 
+/**
+ * @param {SearchIndex} index
+ * @param {string} query
+ * @returns {Result[]}
+ */
 export function search(index, query, limit = 8) {
   const qs = tokenize(query);
   if (!qs.length) return [];
+  /** @type {(items: Entry[]) => Scored[]} */
   const scored = (items) => items.map((item) => {
     const scores = qs.map((q) => wordScore(q, item.w));
     return { item, scores, total: scores.reduce((a, b) => a + b, 0) };
   });
   const models = scored(index.models);
   const hardware = scored(index.hardware);
+  /** @type {Result[]} */
   const results = [];
   // A pair when some words name a model and the others a piece of hardware.
   for (const m of models) {
@@ -54,7 +81,9 @@ export function search(index, query, limit = 8) {
       }
     }
   }
-  for (const [list, kind, path] of [[models, "model", "models"], [hardware, "hardware", "hardware"]]) {
+  /** @type {[Scored[], "model" | "hardware", string][]} */
+  const lists = [[models, "model", "models"], [hardware, "hardware", "hardware"]];
+  for (const [list, kind, path] of lists) {
     for (const e of list) {
       if (e.scores.every((s) => s > 0)) results.push({ kind, score: 50 + e.total, name: e.item.n, url: `/${index.lang}/${path}/${e.item.s}/` });
     }
@@ -63,16 +92,22 @@ export function search(index, query, limit = 8) {
   return results.slice(0, limit);
 }
 
-async function main() {
-  const input = document.getElementById("search-q");
-  const list = document.getElementById("search-results");
+/** @param {NonNullable<typeof box>} box */
+async function main(box) {
+  // base.html renders these inside #search.
+  const input = /** @type {HTMLInputElement} */ (document.getElementById("search-q"));
+  const list = /** @type {HTMLUListElement} */ (document.getElementById("search-results"));
   const lang = box.dataset.lang;
+  /** @type {SearchIndex | null} */
   let index = null;
   let active = -1;
+  /** @type {Result[]} */
   let results = [];
   const load = async () => {
     if (!index) {
+      /** @type {{ models: IndexEntry[], hardware: IndexEntry[] }} */
       const data = await (await fetch(box.dataset.index)).json();
+      /** @type {(items: IndexEntry[]) => Entry[]} */
       const withWords = (items) => items.map((x) => ({ ...x, w: tokenize(`${x.n} ${x.s} ${x.a.join(" ")}`) }));
       index = { lang, models: withWords(data.models), hardware: withWords(data.hardware) };
     }
@@ -119,4 +154,4 @@ async function main() {
   box.dataset.ready = "1";
 }
 
-if (box) main();
+if (box) main(box);

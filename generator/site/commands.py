@@ -1,0 +1,157 @@
+"""Launch commands a pair page prints: llama-server, vllm serve, an Ollama Modelfile and mlx_lm.server.
+
+Every part is a validated catalog value (repo ids, Ollama tags, format names) or a number, joined
+with shell quoting, never pasted text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from generator.content.catalog import Catalog
+from generator.content.schema import Hardware, HardwareKind, Model
+from generator.sizing.estimate import Estimate
+from generator.sizing.scenario import DEFAULT_FORMAT
+
+if TYPE_CHECKING:
+    from generator.site.pair_page import FormatRow
+
+
+@dataclasses.dataclass(frozen=True)
+class CommandInputs:
+    """What a launch command is built from besides the model: the engine, format and scenario."""
+
+    engine: str
+    quant: str
+    context: int
+    batch: int = 1
+    gpus: int = 1
+    kv_dtype: str = ""
+    offload: float = 0.0
+
+    def to_json(self) -> dict[str, object]:
+        """The inputs as the page embeds them for the workbench (``data-inputs``)."""
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """A launch command for one engine, with the inputs it was built from."""
+
+    engine: str
+    fmt: str
+    text: str
+    repo: str
+    fits: bool
+    inputs: CommandInputs
+
+
+# Formats that vLLM loads from a checkpoint of their own; the others load the original repo.
+_VLLM_REPOS = {"AWQ": "awq", "GPTQ": "gptq", "FP8": "fp8"}
+_QUANTIZED_KV = ("q8_0", "q4_0")
+
+
+def _llama_server(model: Model, _memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:
+    art = model.artifacts
+    repo = art.gguf[0] if art.gguf else ""
+    source = ["-hf", f"{repo}:{i.quant.upper()}"] if repo else ["-m", f"{model.slug}-{i.quant}.gguf"]
+    layers = str(round(model.architecture.num_layers * (1 - i.offload))) if i.offload else "99"
+    parts = ["llama-server", *source, "-c", str(i.context * i.batch), "-ngl", layers, "-fa", "on"]
+    if i.kv_dtype in _QUANTIZED_KV:
+        parts += ["-ctk", i.kv_dtype, "-ctv", i.kv_dtype]
+    if i.batch > 1:
+        parts += ["--parallel", str(i.batch)]
+    if i.gpus > 1:
+        parts += ["--split-mode", "layer"]
+    return shlex.join(parts), repo
+
+
+def _vllm_serve(model: Model, memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:
+    family = _VLLM_REPOS.get(i.quant)
+    repos: tuple[str, ...] = getattr(model.artifacts, family) if family else ()
+    if family in ("awq", "gptq") and not repos:
+        return None
+    repo = repos[0] if repos else model.hf_id
+    parts = ["vllm", "serve", repo, "--max-model-len", str(i.context)]
+    parts += ["--gpu-memory-utilization", str(memory_utilization)]
+    if i.quant == "FP8" and not repos:
+        parts += ["--quantization", "fp8"]
+    if i.gpus > 1:
+        parts += ["--tensor-parallel-size", str(i.gpus)]
+    if i.kv_dtype == "fp8":
+        parts += ["--kv-cache-dtype", "fp8"]
+    if i.batch > 1:
+        parts += ["--max-num-seqs", str(i.batch)]
+    return shlex.join(parts), repo
+
+
+def _ollama_modelfile(model: Model, _memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:
+    tag = model.artifacts.ollama
+    return None if tag is None else (f"FROM {tag}\nPARAMETER num_ctx {i.context}", tag)
+
+
+def _mlx_server(model: Model, _memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:
+    if not model.artifacts.mlx:
+        return None
+    repo = model.artifacts.mlx[0]
+    return shlex.join(["mlx_lm.server", "--model", repo, "--max-tokens", str(min(i.context, 4096))]), repo
+
+
+_BUILDERS = {"llama.cpp": _llama_server, "vllm": _vllm_serve, "ollama": _ollama_modelfile, "mlx": _mlx_server}
+
+
+def launch_command(model: Model, memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:
+    """(command text, repo id) that starts ``model`` as ``i`` says, or None when the engine has no
+    command here or no published checkpoint serves the format. ``static/commands.js`` builds the same
+    text (the parity vectors check it)."""
+    builder = _BUILDERS.get(i.engine)
+    return None if builder is None else builder(model, memory_utilization, i)
+
+
+def command_gpus(est: Estimate, gpus: int) -> int:
+    """Devices a command is written for: the scenario's when it fits, else the fewest that fit."""
+    if est.memory.verdict != "oom":
+        return gpus
+    return est.min_gpus or gpus
+
+
+def commands(
+    catalog: Catalog, model: Model, hw: Hardware, matrix: Sequence[FormatRow], context: int
+) -> tuple[Command, ...]:
+    """llama-server for the page's scenario (Q4_K_M); vllm serve and mlx_lm for the best fitting format of
+    their engine; an Ollama Modelfile for its tag."""
+    out = []
+
+    def pick(engine: str) -> FormatRow | None:
+        rows = [r for r in matrix if r.engine.name == engine and r.est is not None]
+        fitting = [r for r in rows if r.est and r.est.memory.verdict != "oom"]
+        pool = fitting or rows
+        if engine == "llama.cpp":
+            # The page's own scenario (the browser rebuilds this block from it): on as many devices as it needs.
+            default = [r for r in rows if r.fmt.name == DEFAULT_FORMAT]
+            if default:
+                return default[0]
+        return max(
+            pool, key=lambda r: (r.est.memory.verdict != "oom" if r.est else False, r.fmt.bits_per_weight), default=None
+        )
+
+    for engine in ("llama.cpp", "vllm", "ollama", "mlx"):
+        if engine == "ollama":
+            row = next((r for r in matrix if r.fmt.name == DEFAULT_FORMAT and r.est is not None), None)
+            if hw.kind is HardwareKind.npu:
+                row = None
+        else:
+            row = pick(engine)
+        if row is None or row.est is None:
+            continue
+        profile = catalog.engine(engine)
+        gpus = 1 if engine in ("ollama", "mlx") else command_gpus(row.est, 1)
+        inputs = CommandInputs(engine, row.fmt.name, context, 1, gpus, profile.default_kv_dtype)
+        built = launch_command(model, profile.memory_utilization, inputs)
+        if built is not None:
+            text, repo = built
+            out.append(Command(engine, row.fmt.name, text, repo, row.est.memory.verdict != "oom", inputs))
+    return tuple(out)

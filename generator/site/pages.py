@@ -1,0 +1,361 @@
+"""Every HTML page of the site, in one table: its URL, template, title, breadcrumb, search entry, build
+group and the context its template gets. The writer renders from it, the sitemap lists it, the
+search index and the incremental build keys read it; nothing else decides which pages exist.
+
+A page belongs to a build group: a model's group (its model page and its pair pages, rendered from
+the pairs computed once for that model) or the site group (everything else, rendered from the rows
+the model groups hand over). Context builders take the route and the group's data and return the
+template's variables; they compute nothing the group has not computed once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+from generator.content.catalog import Catalog
+from generator.content.schema import Hardware, Model
+from generator.site import badges
+from generator.site.accuracy import AccuracyData, accuracy_data
+from generator.site.browser_data import pair_data_json
+from generator.site.charts import speed_chart
+from generator.site.hardware_page import HardwareRow, related_hardware
+from generator.site.i18n import LANGS, number_spec, translations
+from generator.site.model_page import footprint, kv_rows, model_facts, need_table, related_models
+from generator.site.pair_page import PairData, Recommendation, context_steps, pair_data, recommendations
+from generator.site.render import render_markdown
+from generator.site.routes import Route, page_path
+from generator.sizing.params import count_params
+from generator.sizing.scenario import DEFAULT_FORMAT
+from generator.sizing.weights import weight_bytes
+
+Group = Literal["model", "site"]
+# Accelerators the model page's "fewest devices" table compares, when the catalog has them.
+NEED_HARDWARE = ("rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell", "a100-80gb-sxm", "h100-sxm", "h200-sxm", "mi300x")
+# The model page's format footprint is computed on this device kind (any datacenter GPU would do).
+FOOTPRINT_REFERENCE = "h100-sxm"
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelGroup:
+    """What one model's pages are rendered from: its pairs with every accelerator, computed once."""
+
+    catalog: Catalog
+    model: Model
+    pairs: tuple[PairData, ...]
+    recs: tuple[Recommendation, ...]
+    shared: Mapping[str, Any]
+    related_hardware: Mapping[str, list[Hardware]]
+    related_models: list[Model]
+    asset_urls: Mapping[str, str]
+
+    @classmethod
+    def build(cls, catalog: Catalog, slug: str, asset_urls: Mapping[str, str]) -> ModelGroup:
+        """Compute a model's pairs and everything its pages share."""
+        model = catalog.models[slug]
+        pairs = tuple(pair_data(catalog, model, hw) for hw in catalog.hardware.values())
+        reference = catalog.hardware.get(FOOTPRINT_REFERENCE) or next(iter(catalog.hardware.values()))
+        need_hw = [h for h in NEED_HARDWARE if h in catalog.hardware] or list(catalog.hardware)[:4]
+        b = badges.badge(pairs)
+        hardware = list(catalog.hardware.values())
+        return cls(
+            catalog=catalog,
+            model=model,
+            pairs=pairs,
+            recs=recommendations(pairs),
+            shared={
+                "facts": model_facts(catalog, model),
+                "footprint": footprint(catalog, model, reference),
+                "kv_rows": kv_rows(catalog, model),
+                "speed_chart": speed_chart(pairs),
+                "need_hardware": [catalog.hardware[h] for h in need_hw],
+                "need_rows": need_table(pairs, need_hw),
+                "api_prices": catalog.api_prices_for(slug),
+                "badge_text": f"{b.label}: {b.message}",
+            },
+            related_hardware={hw.slug: related_hardware(hw, hardware) for hw in hardware},
+            related_models=related_models(model, list(catalog.models.values())),
+            asset_urls=asset_urls,
+        )
+
+    def pair(self, hardware: str) -> PairData:
+        """The pair of this model with one accelerator."""
+        return next(p for p in self.pairs if p.hardware.slug == hardware)
+
+    def rows(self) -> list[HardwareRow]:
+        """The row each pair gives its hardware page, in catalog order."""
+        return [HardwareRow.of(p) for p in self.pairs]
+
+
+@dataclasses.dataclass(frozen=True)
+class SiteGroup:
+    """What the other pages are rendered from: the catalog, every model's row on every accelerator and
+    the accuracy tables."""
+
+    catalog: Catalog
+    rows: Mapping[str, list[HardwareRow]]  # hardware slug -> one row per model
+    accuracy: AccuracyData
+
+    @classmethod
+    def build(cls, catalog: Catalog, rows: Mapping[str, list[HardwareRow]]) -> SiteGroup:
+        """The site group's data; the accuracy tables are computed here, once."""
+        return cls(catalog, rows, accuracy_data(catalog))
+
+
+def _(lang: str, text: str) -> str:
+    return translations(lang).gettext(text)
+
+
+def _home(_route: Route, g: SiteGroup) -> dict[str, Any]:
+    return {"models": list(g.catalog.models.values()), "hardware": list(g.catalog.hardware.values())}
+
+
+def _models(_route: Route, g: SiteGroup) -> dict[str, Any]:
+    fmt = g.catalog.format(DEFAULT_FORMAT)
+    rows = []
+    for m in g.catalog.models.values():
+        params = count_params(m)
+        rows.append({"model": m, "params": params, "weights_bytes": weight_bytes(params, fmt).total})
+    return {"rows": rows}
+
+
+def _hardware_index(_route: Route, g: SiteGroup) -> dict[str, Any]:
+    return {"hardware": list(g.catalog.hardware.values())}
+
+
+def _methodology(route: Route, g: SiteGroup) -> dict[str, Any]:
+    return {"body": render_markdown(g.catalog.page(route.lang, "methodology"))}
+
+
+def _accuracy_page(_route: Route, g: SiteGroup) -> dict[str, Any]:
+    return {"a": g.accuracy}
+
+
+def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
+    hw = g.catalog.hardware[route.hardware]
+    limit = round(hw.gpu_memory_limit_gib * 1024**3) if hw.gpu_memory_limit_gib else None
+    return {
+        "hw": hw,
+        "rows": g.rows[hw.slug],
+        "default_context": g.catalog.assumptions.default_context,
+        "gpu_limit_bytes": limit,
+    }
+
+
+def _model(_route: Route, g: ModelGroup) -> dict[str, Any]:
+    return {
+        "model": g.model,
+        "pairs": list(g.pairs),
+        "recs": g.recs,
+        "default_format": DEFAULT_FORMAT,
+        "default_context": g.catalog.assumptions.default_context,
+        "max_gpus": g.catalog.assumptions.max_gpus,
+        **g.shared,
+    }
+
+
+def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
+    p = g.pair(route.hardware)
+    catalog, model = g.catalog, g.model
+    steps = list(context_steps(model))
+    workbench = {
+        **pair_data_json(catalog, model, p.hardware),
+        "lang": route.lang,
+        "sizing_url": g.asset_urls["sizing.js"],
+        "display_url": g.asset_urls["display.js"],
+        "shared_url": g.asset_urls["sizing-data"],
+        "number_spec": number_spec(route.lang),
+        "context_steps": steps,
+        "artifacts": model.artifacts.model_dump(mode="json"),
+    }
+    return {
+        "p": p,
+        "recs": g.recs,
+        "assumptions": catalog.assumptions,
+        "max_gpus": catalog.assumptions.max_gpus,
+        "related_hardware": g.related_hardware[p.hardware.slug],
+        "related_models": g.related_models,
+        "wb_data": workbench,
+        "wb_steps": steps,
+        "engines": list(catalog.engines.values()),
+        "kv_dtypes": list(catalog.kv_dtypes.values()),
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchEntry:
+    """What the search box knows of a page: its section, slug, name and the other words people type."""
+
+    section: Literal["models", "hardware"]
+    slug: str
+    name: str
+    words: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class PageType:
+    """One kind of page: where it is, what renders it, what it is called and what it comes under."""
+
+    kind: str
+    template: str
+    group: Group
+    title: Callable[[Route, Catalog], str]
+    context: Callable[[Route, Any], dict[str, Any]]
+    parent: str | None = None
+    # The breadcrumb's label when it differs from the title (a pair is listed under its model by hardware).
+    crumb: Callable[[Route, Catalog], str] | None = None
+    search: Callable[[Route, Catalog], SearchEntry] | None = None
+    per: Literal["site", "model", "hardware", "pair"] = "site"
+
+
+def _words(catalog: Catalog, *texts: str) -> tuple[str, ...]:
+    found = [
+        alias
+        for key, names in catalog.search_aliases.items()
+        for alias in names
+        if any(key.lower() in t.lower() for t in texts)
+    ]
+    return tuple(sorted({*texts, *found}))
+
+
+def _model_search(route: Route, catalog: Catalog) -> SearchEntry:
+    m = catalog.models[route.model]
+    return SearchEntry("models", m.slug, m.name, _words(catalog, m.organization, m.family, m.hf_id))
+
+
+def _hardware_search(route: Route, catalog: Catalog) -> SearchEntry:
+    h = catalog.hardware[route.hardware]
+    return SearchEntry("hardware", h.slug, h.name, _words(catalog, h.vendor, h.kind.value.replace("_", " ")))
+
+
+PAGE_TYPES: dict[str, PageType] = {
+    t.kind: t
+    for t in (
+        PageType("home", "home.html", "site", lambda _r, _c: "Sizewise", _home),
+        PageType("models", "models.html", "site", lambda r, _c: _(r.lang, "Models"), _models, parent="home"),
+        PageType(
+            "hardware_index",
+            "hardware_index.html",
+            "site",
+            lambda r, _c: _(r.lang, "Hardware"),
+            _hardware_index,
+            parent="home",
+        ),
+        PageType(
+            "methodology",
+            "methodology.html",
+            "site",
+            lambda r, _c: _(r.lang, "Methodology"),
+            _methodology,
+            parent="home",
+        ),
+        PageType(
+            "accuracy", "accuracy.html", "site", lambda r, _c: _(r.lang, "Accuracy"), _accuracy_page, parent="home"
+        ),
+        PageType(
+            "hardware",
+            "hardware.html",
+            "site",
+            lambda r, c: c.hardware[r.hardware].name,
+            _hardware,
+            parent="hardware_index",
+            search=_hardware_search,
+            per="hardware",
+        ),
+        PageType(
+            "model",
+            "model.html",
+            "model",
+            lambda r, c: c.models[r.model].name,
+            _model,
+            parent="models",
+            search=_model_search,
+            per="model",
+        ),
+        PageType(
+            "pair",
+            "pair.html",
+            "model",
+            lambda r, c: f"{c.models[r.model].name} · {c.hardware[r.hardware].name}",
+            _pair,
+            parent="model",
+            crumb=lambda r, c: c.hardware[r.hardware].name,
+            per="pair",
+        ),
+    )
+}
+
+
+def routes(catalog: Catalog, langs: Sequence[str] = LANGS) -> Iterator[Route]:
+    """Every HTML page of the site, in a deterministic order: per language, the site's pages, then
+    each accelerator, then each model followed by its pairs."""
+    for lang in langs:
+        for t in PAGE_TYPES.values():
+            if t.per == "site":
+                yield Route(t.kind, lang)
+        for hw in catalog.hardware:
+            yield from (Route(t.kind, lang, hardware=hw) for t in PAGE_TYPES.values() if t.per == "hardware")
+        for model in catalog.models:
+            yield from model_routes(catalog, model, (lang,))
+
+
+def model_routes(catalog: Catalog, model: str, langs: Sequence[str] = LANGS) -> Iterator[Route]:
+    """The pages of one model's build group: its model page and its pair pages."""
+    for lang in langs:
+        for t in PAGE_TYPES.values():
+            if t.per == "model":
+                yield Route(t.kind, lang, model=model)
+        for hw in catalog.hardware:
+            yield from (Route(t.kind, lang, model=model, hardware=hw) for t in PAGE_TYPES.values() if t.per == "pair")
+
+
+def site_routes(catalog: Catalog, langs: Sequence[str] = LANGS) -> Iterator[Route]:
+    """The pages of the site group (everything outside the model groups)."""
+    return (r for r in routes(catalog, langs) if PAGE_TYPES[r.kind].group == "site")
+
+
+def title(route: Route, catalog: Catalog) -> str:
+    """A page's title (also its breadcrumb label unless its type says otherwise)."""
+    return PAGE_TYPES[route.kind].title(route, catalog)
+
+
+def parent(route: Route) -> Route | None:
+    """The page a route comes under in the breadcrumb trail (a pair under its model, …)."""
+    kind = PAGE_TYPES[route.kind].parent
+    if kind is None:
+        return None
+    per = PAGE_TYPES[kind].per
+    return Route(
+        kind,
+        route.lang,
+        model=route.model if per in ("model", "pair") else "",
+        hardware=route.hardware if per in ("hardware", "pair") else "",
+    )
+
+
+def breadcrumbs(route: Route, catalog: Catalog) -> list[tuple[str, str]]:
+    """(label, path) from the home page down to ``route``."""
+    trail = []
+    current: Route | None = route
+    while current is not None:
+        t = PAGE_TYPES[current.kind]
+        label = (t.crumb or t.title)(current, catalog)
+        trail.append((label, page_path(current.kind, current.lang, current.model, current.hardware)))
+        current = parent(current)
+    return trail[::-1]
+
+
+def search_entries(catalog: Catalog) -> list[SearchEntry]:
+    """One entry per searchable page (models and accelerators), from the English routes."""
+    entries = []
+    for r in routes(catalog, ("en",)):
+        search = PAGE_TYPES[r.kind].search
+        if search is not None:
+            entries.append(search(r, catalog))
+    return entries
+
+
+def context(route: Route, group: ModelGroup | SiteGroup) -> dict[str, Any]:
+    """The template variables of ``route``'s page from its group's data."""
+    return PAGE_TYPES[route.kind].context(route, group)

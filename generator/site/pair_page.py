@@ -1,0 +1,189 @@
+"""What a pair page (one model on one accelerator) shows, computed once per pair: numbers only, no
+locale, no markup. A pair's data is shared by its page in every language, its JSON, and the rows
+it gives its model's and its hardware's pages."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Sequence
+
+from generator.content.catalog import Catalog
+from generator.content.schema import CloudOffer, EngineProfile, Hardware, HardwareKind, Model, QuantFormat
+from generator.site.charts import LineChart, MemoryChart, context_chart, memory_bars
+from generator.site.commands import Command, commands
+from generator.sizing.estimate import Estimate, ScenarioError, estimate
+from generator.sizing.memory import memory
+from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario, default_scenario, facts_of
+
+CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+
+
+@dataclasses.dataclass(frozen=True)
+class FormatRow:
+    """One format on one accelerator, with its natural engine; ``est`` is None where it cannot run."""
+
+    fmt: QuantFormat
+    engine: EngineProfile
+    est: Estimate | None
+    reason: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ContextRow:
+    """Memory at one context length with 16-bit and 8-bit KV cache."""
+
+    context: int
+    kv16_bytes: int
+    kv8_bytes: int
+    total16_bytes: int
+    total8_bytes: int
+    verdict16: str
+    verdict8: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PairData:
+    """Everything a pair page, its JSON and the pages that summarise it need."""
+
+    model: Model
+    hardware: Hardware
+    est: Estimate
+    matrix: tuple[FormatRow, ...]
+    contexts: tuple[ContextRow, ...]
+    kv16: str
+    kv8: str
+    commands: tuple[Command, ...]
+    kv8_saving_bytes: int
+    smaller: FormatRow | None
+    smaller_saving_bytes: int
+    offers: tuple[tuple[CloudOffer, float], ...]
+    memory_chart: MemoryChart
+    chart: LineChart
+    finetune_gpus: tuple[int, int, int]
+
+    @property
+    def best(self) -> FormatRow | None:
+        """The highest-precision format that fits (comfortable or tight)."""
+        return best_of(self.matrix)
+
+
+def best_of(matrix: Sequence[FormatRow]) -> FormatRow | None:
+    """The highest-precision format of a quantization matrix that fits (comfortable or tight)."""
+    fitting = [r for r in matrix if r.est and r.est.memory.verdict != "oom"]
+    return max(fitting, key=lambda r: (r.fmt.bits_per_weight, r.fmt.name), default=None)
+
+
+def try_estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[Estimate | None, str]:
+    """(the estimate, "") or (None, why the scenario cannot run)."""
+    try:
+        return estimate(model, hw, sc, facts), ""
+    except ScenarioError as exc:
+        return None, str(exc)
+
+
+def quant_matrix(catalog: Catalog, model: Model, hw: Hardware, context: int) -> tuple[FormatRow, ...]:
+    """Every format on ``hw`` with its natural engine (GGUF: llama.cpp, safetensors: vLLM, MLX: mlx-lm)."""
+    facts = facts_of(catalog)
+    rows = []
+    for fmt in catalog.formats.values():
+        eng = catalog.engine(FAMILY_ENGINE[fmt.family.value])
+        sc = Scenario(fmt=fmt, kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=context)
+        est, reason = try_estimate(model, hw, sc, facts)
+        rows.append(FormatRow(fmt, eng, est, reason))
+    return tuple(rows)
+
+
+def context_steps(model: Model) -> tuple[int, ...]:
+    """4K, 8K, 16K … up to the model's maximum (which is always the last step)."""
+    top = model.architecture.max_context
+    steps = [c for c in CONTEXT_STEPS if c < top]
+    return (*steps, top)
+
+
+def context_rows(
+    catalog: Catalog, model: Model, hw: Hardware, base: Estimate
+) -> tuple[tuple[ContextRow, ...], str, str]:
+    """Memory across contexts for the page's scenario with 16-bit and 8-bit KV (fp8 on vLLM, q8_0 on llama.cpp)."""
+    eng = base.scenario.engine
+    kv16 = catalog.kv_dtype(eng.default_kv_dtype)
+    kv8 = catalog.kv_dtype("fp8" if eng.name in catalog.kv_dtype("fp8").engines else "q8_0")
+    tight = catalog.assumptions.verdict_tight_fraction
+    rows = []
+    for ctx in context_steps(model):
+        a = memory(model, base.weights, hw, base.scenario.with_(kv=kv16), tight, context=ctx)
+        b = memory(model, base.weights, hw, base.scenario.with_(kv=kv8), tight, context=ctx)
+        rows.append(
+            ContextRow(ctx, a.kv_cache_bytes, b.kv_cache_bytes, a.total_bytes, b.total_bytes, a.verdict, b.verdict)
+        )
+    return tuple(rows), kv16.name, kv8.name
+
+
+def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
+    """All numbers of one model × hardware page."""
+    facts = facts_of(catalog)
+    sc = default_scenario(catalog)
+    est = estimate(model, hw, sc, facts)
+    matrix = quant_matrix(catalog, model, hw, sc.context)
+    contexts, kv16, kv8 = context_rows(catalog, model, hw, est)
+    kv8_est = estimate(model, hw, sc.with_(kv=catalog.kv_dtype("q8_0")), facts)
+    cheaper = [
+        r
+        for r in matrix
+        if r.est and r.engine.name == sc.engine.name and r.fmt.bits_per_weight < sc.fmt.bits_per_weight
+    ]
+    smaller = max(cheaper, key=lambda r: r.fmt.bits_per_weight, default=None)
+    per_gpu = est.memory.usable_per_gpu_bytes
+    ft = tuple(math.ceil(t.total_bytes / per_gpu) for t in est.finetune)
+    return PairData(
+        model=model,
+        hardware=hw,
+        est=est,
+        matrix=matrix,
+        contexts=contexts,
+        kv16=kv16,
+        kv8=kv8,
+        commands=commands(catalog, model, hw, matrix, sc.context),
+        kv8_saving_bytes=est.memory.total_bytes - kv8_est.memory.total_bytes,
+        smaller=smaller,
+        smaller_saving_bytes=est.memory.weights_bytes - smaller.est.memory.weights_bytes
+        if smaller and smaller.est
+        else 0,
+        offers=tuple((o, o.usd_per_hour / o.gpus) for o in catalog.offers_for(hw.slug)),
+        memory_chart=memory_bars(est),
+        chart=context_chart(contexts, est.memory.usable_bytes),
+        finetune_gpus=(ft[0], ft[1], ft[2]),
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Recommendation:
+    """A hardware suggestion for a model, with the estimate that earns it."""
+
+    key: str
+    hardware: Hardware
+    est: Estimate
+    usd_per_mtok: float | None = None
+
+
+def recommendations(pairs: Iterable[PairData]) -> tuple[Recommendation, ...]:
+    """Best single GPU, best value, best Apple machine and cheapest cloud for one model (default scenario)."""
+    fits = [p for p in pairs if p.est.memory.verdict != "oom"]
+    out: list[Recommendation] = []
+    gpus = [p for p in fits if p.hardware.kind not in (HardwareKind.apple_unified, HardwareKind.unified_apu)]
+    if gpus:
+        best = max(gpus, key=lambda p: (p.est.speed.decode_tok_s, p.hardware.slug))
+        out.append(Recommendation("fastest", best.hardware, best.est))
+    priced = [p for p in fits if p.hardware.price]
+    if priced:
+        value = max(priced, key=lambda p: (p.est.speed.decode_tok_s / p.hardware.price.usd, p.hardware.slug))  # type: ignore[union-attr]
+        out.append(Recommendation("value", value.hardware, value.est))
+    apple = [p for p in fits if p.hardware.kind is HardwareKind.apple_unified]
+    if apple:
+        cheapest_mac = max(apple, key=lambda p: (p.est.speed.decode_tok_s, p.hardware.slug))
+        out.append(Recommendation("apple", cheapest_mac.hardware, cheapest_mac.est))
+    cloud = [p for p in fits if p.est.cost.usd_per_mtok is not None]
+    if cloud:
+        c = min(cloud, key=lambda p: (p.est.cost.usd_per_mtok or math.inf, p.hardware.slug))
+        out.append(Recommendation("cloud", c.hardware, c.est, c.est.cost.usd_per_mtok))
+    return tuple(out)

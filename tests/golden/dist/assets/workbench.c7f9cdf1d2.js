@@ -1,0 +1,323 @@
+// @ts-check
+// Interactive workbench on pair pages: the controls re-run the sizing model (sizing.js, the same
+// numbers as the build) and every [data-field] element shows the new value. Without JavaScript the
+// section stays hidden and the static report is complete.
+
+/**
+ * @typedef {import("./sizing.js").Model} Model
+ * @typedef {import("./sizing.js").Hardware} Hardware
+ * @typedef {import("./sizing.js").QuantFormat} QuantFormat
+ * @typedef {import("./sizing.js").KVDtype} KVDtype
+ * @typedef {import("./sizing.js").EngineProfile} EngineProfile
+ * @typedef {import("./sizing.js").FormatFamily} FormatFamily
+ * @typedef {import("./sizing.js").Assumptions} Assumptions
+ * @typedef {import("./sizing.js").Calibration} Calibration
+ * @typedef {import("./sizing.js").Ranges} Ranges
+ * @typedef {import("./sizing.js").CloudOffer} CloudOffer
+ * @typedef {import("./sizing.js").ApiPrice} ApiPrice
+ * @typedef {import("./sizing.js").Scenario} Scenario
+ * @typedef {import("./sizing.js").Verdict} Verdict
+ * @typedef {import("./sizing.js").Estimate} Estimate
+ * @typedef {import("./display.js").Artifacts} Artifacts
+ * @typedef {import("./display.js").NumberSpec} NumberSpec
+ * @typedef {import("./display.js").CommandInputs} CommandInputs
+ * @typedef {import("./display.js").ChartGeometry} ChartGeometry
+ * @typedef {{ model: Model, hardware: Hardware, offers: CloudOffer[], api_prices: ApiPrice[], lang: string,
+ *   sizing_url: string, display_url: string, shared_url: string, number_spec: NumberSpec, context_steps: number[],
+ *   artifacts: Artifacts }} PageData #wb-data
+ * @typedef {{ formats: QuantFormat[], kv_cache: KVDtype[], engines: EngineProfile[], assumptions: Assumptions,
+ *   calibration: Calibration, hardware_names: [string, string][], ranges: Ranges,
+ *   family_engine: Record<FormatFamily, import("./sizing.js").EngineName>, memory_chart: ChartGeometry }} SharedData
+ *   sizing-data.json
+ * @typedef {{ tok_s: string, seconds: string, tokens: string, comfortable: string, tight: string, oom: string,
+ *   banner: string, short: string, headroom: string, usable: string, sim_prefill: string, sim_decode: string,
+ *   sim_done: string }} Messages #wb-i18n: templates with {names}
+ * @typedef {{ quant: string, engine: string, kv_dtype: string, context: number, batch: number, gpus: number,
+ *   offload: number }} Choice the form's scenario
+ * @typedef {HTMLFormElement & { quant: HTMLSelectElement, engine: HTMLSelectElement,
+ *   kv_dtype: HTMLSelectElement, context: HTMLInputElement }} Form
+ * @typedef {HTMLInputElement | HTMLSelectElement} Control
+ */
+/**
+ * @template {string} K
+ * @typedef {HTMLElement & { dataset: Record<K, string> }} WithData an element matched by [data-K]
+ */
+
+const root = document.getElementById("workbench");
+const dataEl = document.getElementById("wb-data");
+
+/**
+ * @param {string} template
+ * @param {Record<string, string>} values
+ */
+function interpolate(template, values) {
+  return template.replace(/\{(\w+)\}/g, (_, key) => (key in values ? values[key] : `{${key}}`));
+}
+
+// The elements looked up below are in pair.html's workbench section, which comes with #wb-data.
+/**
+ * @param {HTMLElement} root
+ * @param {HTMLElement} dataEl
+ */
+async function main(root, dataEl) {
+  /** @type {PageData & SharedData} the shared keys are merged in before they are read */
+  const data = JSON.parse(dataEl.textContent);
+  /** @type {Messages} */
+  const t = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("wb-i18n")).textContent);
+  // Formats, engines, constants and calibration are the same on every page: one cached asset.
+  const [sizing, view, shared] = await Promise.all([
+    /** @type {Promise<typeof import("./sizing.js")>} */ (import(data.sizing_url)),
+    /** @type {Promise<typeof import("./display.js")>} */ (import(data.display_url)),
+    fetch(data.shared_url).then((r) => /** @type {Promise<SharedData>} */ (r.json()))]);
+  Object.assign(data, shared);
+  const compareMenu = /** @type {HTMLSelectElement} */ (document.getElementById("wb-compare"));
+  for (const [slug, name] of data.hardware_names) {
+    if (slug !== data.hardware.slug) compareMenu.append(new Option(name, slug));
+  }
+  // The same formatting as the build (display.js mirrors i18n.py's NumberFormat; parity vectors check it).
+  const { num, sig, bytes, pct, usd, tokens } = view.numberFormat(data.number_spec);
+  /** @param {number | null} v */
+  const tokS = (v) => (v == null ? "—" : interpolate(t.tok_s, { n: sig(v) }));
+  /** @param {number | null} v */
+  const secs = (v) => (v == null ? "—" : interpolate(t.seconds, { n: sig(v) }));
+  /** @param {Verdict} v */
+  const verdictHtml = (v) => {
+    const span = document.createElement("span");
+    span.className = `verdict v-${v}`;
+    span.textContent = t[v];
+    return span;
+  };
+
+  /** @type {{ [K in keyof Estimate]?: (v: Estimate[K]) => string | Node }} */
+  const display = {
+    verdict: (v) => verdictHtml(v),
+    max_context: (v) => interpolate(t.tokens, { n: num(v) }),
+    min_gpus: (v) => (v == null ? "—" : num(v)),
+    decode_tok_s: tokS, prefill_tok_s: tokS, ttft_s: secs, usd_per_mtok: usd,
+    decode_tok_s_low: sig, decode_tok_s_high: sig, prefill_tok_s_low: sig, prefill_tok_s_high: sig,
+    ttft_s_low: sig, ttft_s_high: sig,
+  };
+  /**
+   * @template {keyof Estimate} K
+   * @param {K} key
+   * @param {Estimate[K]} v
+   * @returns {string | Node}
+   */
+  const format = (key, v) => (display[key] ? display[key](v) // every other output the page shows is a number
+    : key.endsWith("_bytes") ? bytes(/** @type {number} */ (v)) : num(/** @type {number | null} */ (v)));
+
+  const form = /** @type {Form} */ (document.getElementById("wb-form"));
+  const errorEl = /** @type {HTMLElement} */ (document.getElementById("wb-error"));
+  const steps = data.context_steps;
+  const facts = { assumptions: data.assumptions, calibration: data.calibration, ranges: data.ranges,
+    offers: data.offers, api_prices: data.api_prices };
+  /** @type {{ keys: Estimate, s: Choice } | null} */
+  let current = null;
+
+  /** @returns {Choice} */
+  function read() {
+    const f = new FormData(form);
+    // Select values: strings.
+    return {
+      quant: /** @type {string} */ (f.get("quant")), engine: /** @type {string} */ (f.get("engine")),
+      kv_dtype: /** @type {string} */ (f.get("kv_dtype")),
+      context: Math.max(1, Math.min(Number(f.get("context")) || 1, data.model.architecture.max_context)),
+      batch: Math.max(1, Number(f.get("batch")) || 1), gpus: Math.max(1, Number(f.get("gpus")) || 1),
+      offload: Number(f.get("offload")) || 0,
+    };
+  }
+
+  /**
+   * Rewrite the launch commands: the block of the scenario's engine follows the whole scenario (format,
+   * KV cache, devices, offload); the other engines keep their own format and follow context and batch.
+   * @param {Estimate} keys
+   * @param {Choice} s
+   */
+  function renderCommands(keys, s) {
+    for (const code of /** @type {NodeListOf<WithData<"inputs">>} */ (document.querySelectorAll("[data-inputs]"))) {
+      /** @type {CommandInputs} */
+      const own = JSON.parse(code.dataset.inputs);
+      const profile = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === own.engine));
+      /** @type {CommandInputs} */
+      const scenario = { engine: s.engine, quant: s.quant, context: s.context, batch: s.batch,
+        gpus: view.commandGpus(keys, s.gpus), kv_dtype: s.kv_dtype, offload: s.offload };
+      // A format with no published checkpoint for this engine keeps the block's own format.
+      const chosen = own.engine === s.engine
+        ? view.launchCommand(data.model, data.artifacts, profile.memory_utilization, scenario) : null;
+      const inputs = chosen ? scenario : { ...own, context: s.context, batch: s.batch };
+      const built = chosen || view.launchCommand(data.model, data.artifacts, profile.memory_utilization, inputs);
+      if (!built) continue;
+      code.textContent = built[0];
+      const heading = code.closest("pre")?.previousElementSibling?.querySelector("[data-command-format]");
+      if (heading) heading.textContent = inputs.quant;
+    }
+  }
+
+  /**
+   * @param {Estimate} keys
+   * @param {Choice} s
+   */
+  function render(keys, s) {
+    for (const el of /** @type {NodeListOf<WithData<"field">>} */ (document.querySelectorAll("[data-field]"))) {
+      const key = /** @type {keyof Estimate} */ (el.dataset.field); // an output's name, or skipped below
+      if (!(key in keys)) continue;
+      const v = keys[key];
+      el.dataset.value = v == null ? "" : String(v);
+      const shown = format(key, v);
+      if (shown instanceof Node) el.replaceChildren(shown);
+      else el.textContent = shown;
+    }
+    const banner = /** @type {HTMLElement} */ (document.getElementById("banner"));
+    banner.className = `banner v-${keys.verdict}`;
+    const p = /** @type {HTMLParagraphElement} */ (banner.querySelector("p"));
+    const engineLabel = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === keys.engine)).label;
+    p.textContent = `${interpolate(t.banner, { quant: keys.quant, engine: engineLabel, ctx: tokens(s.context),
+      total: bytes(keys.total_bytes), usable: bytes(keys.usable_bytes), pct: pct(keys.utilization) })} ${
+      keys.verdict === "oom" ? interpolate(t.short, { over: bytes(keys.total_bytes - keys.usable_bytes) })
+        : interpolate(t.headroom, { h: bytes(keys.headroom_bytes) })}`;
+    const svg = document.getElementById("memchart");
+    if (svg) {
+      const chart = view.memoryBars(keys, data.memory_chart);
+      for (const [cls, x, w] of chart.segments) {
+        // The memory_chart macro draws all three.
+        const rect = /** @type {SVGRectElement} */ (svg.querySelector(`rect.seg-${cls}`));
+        rect.setAttribute("x", x.toFixed(1));
+        rect.setAttribute("width", w.toFixed(1));
+      }
+      const ux = chart.usable_x.toFixed(1);
+      for (const line of svg.querySelectorAll("line.limit")) { line.setAttribute("x1", ux); line.setAttribute("x2", ux); }
+      const label = svg.querySelector("text.limit-label");
+      if (label) {
+        label.setAttribute("x", ux);
+        label.setAttribute("text-anchor", chart.label_end ? "end" : "start");
+        label.textContent = interpolate(t.usable, { u: bytes(keys.usable_bytes) });
+      }
+    }
+    renderCommands(keys, s);
+    /** @type {HTMLOutputElement} */ (document.getElementById("wb-offload-out")).textContent = pct(s.offload);
+  }
+
+  function update() {
+    const s = read();
+    const sc = sizing.scenario(data, s);
+    // A scenario whose every name resolved (the test before the cast) is a Scenario.
+    const problem = sc.fmt && sc.engine && sc.kv
+      ? sizing.checkScenario(data.model, data.hardware, /** @type {Scenario} */ (sc)) : "unknown option";
+    errorEl.textContent = problem;
+    /** @type {HTMLInputElement} */ (form.querySelector("[name=context_slider]")).value =
+      String(Math.max(0, steps.findLastIndex((c) => c <= s.context)));
+    if (problem) return;
+    const keys = sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), facts);
+    current = { keys, s };
+    render(keys, s);
+  }
+
+  function fixKv() {
+    // Keep the KV dtype valid for the chosen engine (its default otherwise).
+    // Every option of the form's selects is in the data.
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === form.engine.value));
+    const kv = /** @type {KVDtype} */ (data.kv_cache.find((k) => k.name === form.kv_dtype.value));
+    for (const opt of form.kv_dtype.options) {
+      const k = /** @type {KVDtype} */ (data.kv_cache.find((x) => x.name === opt.value));
+      opt.disabled = !k.engines.includes(eng.name);
+    }
+    if (!kv.engines.includes(eng.name)) form.kv_dtype.value = eng.default_kv_dtype;
+  }
+
+  function fixEngine() {
+    // A format change picks the engine that loads it when the current one cannot.
+    const fmt = /** @type {QuantFormat} */ (data.formats.find((f) => f.name === form.quant.value));
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === form.engine.value));
+    if (!eng.formats.includes(fmt.family)) {
+      form.engine.value = data.family_engine[fmt.family];
+    }
+  }
+
+  form.addEventListener("input", (ev) => {
+    const name = /** @type {Control} */ (ev.target).name;
+    if (name === "context_slider") form.context.value = String(steps[Number(/** @type {Control} */ (ev.target).value)]);
+    if (name === "quant") fixEngine();
+    if (name === "quant" || name === "engine") fixKv();
+    update();
+  });
+  form.addEventListener("change", (ev) => {
+    const name = /** @type {Control} */ (ev.target).name;
+    if (name === "quant" || name === "engine") { fixEngine(); fixKv(); update(); }
+  });
+  for (const b of /** @type {NodeListOf<WithData<"context">>} */ (root.querySelectorAll("button[data-context]"))) {
+    b.addEventListener("click", () => { form.context.value = b.dataset.context; update(); });
+  }
+  form.addEventListener("submit", (ev) => ev.preventDefault());
+
+  // Two-hardware comparison: the other accelerator's facts come from its JSON, the numbers from the sizing model.
+  const compare = /** @type {HTMLSelectElement} */ (document.getElementById("wb-compare"));
+  const cmpTable = /** @type {HTMLTableElement} */ (document.getElementById("wb-compare-table"));
+  /** @type {Map<string, Hardware>} */
+  const cmpCache = new Map();
+  async function renderCompare() {
+    const slug = compare.value;
+    if (!slug || !current) { cmpTable.hidden = true; return; }
+    if (!cmpCache.has(slug)) cmpCache.set(slug, (await (await fetch(`/api/v1/hardware/${slug}.json`)).json()).facts);
+    const other = /** @type {Hardware} */ (cmpCache.get(slug));
+    // current.s resolved to a Scenario when current was set.
+    const sc = /** @type {Scenario} */ (sizing.scenario(data, current.s));
+    const problem = sizing.checkScenario(data.model, other, sc);
+    const b = problem ? null : sizing.estimate(data.model, other, sc, { ...facts, offers: [] });
+    /** @type {HTMLElement} */ (document.getElementById("wb-cmp-b")).textContent = other.name;
+    for (const row of /** @type {NodeListOf<WithData<"key">>} */ (cmpTable.querySelectorAll("tbody tr"))) {
+      const key = /** @type {keyof Estimate} */ (row.dataset.key);
+      const cells = row.querySelectorAll("td");
+      /** @type {[HTMLTableCellElement, Estimate | null][]} */
+      const columns = [[cells[0], current.keys], [cells[1], b]];
+      for (const [cell, keys] of columns) {
+        if (!keys) { cell.textContent = problem; continue; }
+        const shown = format(key, keys[key]);
+        if (shown instanceof Node) cell.replaceChildren(shown);
+        else cell.textContent = shown;
+        cell.dataset.value = keys[key] == null ? "" : String(keys[key]);
+      }
+    }
+    cmpTable.hidden = false;
+  }
+  compare.addEventListener("change", renderCompare);
+  form.addEventListener("input", () => { if (compare.value) renderCompare(); });
+
+  // Live token simulator: wait the time to first token, then stream placeholder tokens at the decode rate.
+  const simOut = /** @type {HTMLPreElement} */ (document.getElementById("wb-sim-out"));
+  const simStatus = /** @type {HTMLParagraphElement} */ (document.getElementById("wb-sim-status"));
+  /** @type {number | undefined} */
+  let timer;
+  /** @type {HTMLButtonElement} */ (document.getElementById("wb-sim-start")).addEventListener("click", () => {
+    if (!current) return;
+    clearTimeout(timer);
+    const { keys } = current;
+    const rate = keys.decode_tok_s;
+    const ttft = keys.ttft_s ?? 0;
+    const total = 200;
+    simOut.textContent = "";
+    simStatus.textContent = interpolate(t.sim_prefill, { n: num(keys.ttft_prompt_tokens) });
+    const start = performance.now();
+    timer = setTimeout(function tick() {
+      const elapsed = (performance.now() - start) / 1000 - ttft;
+      if (simStatus.dataset.phase !== "decode") {
+        simStatus.dataset.phase = "decode";
+        simStatus.textContent = interpolate(t.sim_decode, { t: secs(ttft), speed: tokS(rate) });
+      }
+      const due = Math.min(total, Math.floor(elapsed * rate));
+      const have = simOut.textContent.length / 4;
+      if (due > have) simOut.textContent += "tok ".repeat(due - have);
+      if (due >= total) {
+        simStatus.dataset.phase = "";
+        simStatus.textContent = interpolate(t.sim_done, { n: num(total), t: secs(ttft + total / rate) });
+        return;
+      }
+      timer = setTimeout(tick, Math.max(16, 1000 / Math.min(rate, 60)));
+    }, ttft * 1000);
+  });
+
+  fixKv();
+  update();
+  root.dataset.ready = "1";
+}
+
+if (root && dataEl) main(root, dataEl);
