@@ -19,6 +19,7 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.publish import outdir
+from generator.site import pages
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_AND_TEMPLATES = ("generator", "templates", "static", "locales")
@@ -77,7 +78,7 @@ def keys(catalog: Catalog, content: Path, base_url: str, langs: tuple[str, ...])
     )
     models = {
         slug: _sha(common.encode(), hardware.encode(), index.encode(), _dump([m]), _dump(catalog.api_prices_for(slug)))
-        for slug, m in catalog.models.items()
+        for slug, m in ((slug, catalog.models[slug]) for slug in pages.model_groups(catalog))
     }
     # The accuracy page also shows every measurement, file size and memory log.
     measurements = _sha(_dump(catalog.throughput), _dump(catalog.file_sizes), _dump(catalog.memory_logs))

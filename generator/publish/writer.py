@@ -449,11 +449,12 @@ def _build_locked(
     changed_txt = out.with_name(out.name + ".changed.txt")
     if shard:
         k, n = shard
-        chosen = [slug for i, slug in enumerate(catalog.models) if i % n == k - 1]
+        chosen = [slug for i, slug in enumerate(pages.model_groups(catalog)) if i % n == k - 1]
         plan = Plan(chosen, [], k == 1, keys, reusable_from, out)
     else:
-        reuse = [s for s in catalog.models if incremental.reusable(reusable_from.models.get(s), keys.models[s], out)]
-        todo = [s for s in catalog.models if s not in reuse]
+        groups = pages.model_groups(catalog)
+        reuse = [s for s in groups if incremental.reusable(reusable_from.models.get(s), keys.models[s], out)]
+        todo = [s for s in groups if s not in reuse]
         site_same = incremental.reusable(reusable_from.site or None, keys.site, out)
         if not todo and site_same:
             _write_atomic(changed_txt, "")
@@ -476,11 +477,11 @@ def _build_locked(
         raise
     rendered_models = len(plan.models)
     files = len(written)
-    pages = sum(rel.endswith(".html") for rel, _, _ in written)
+    html_pages = sum(rel.endswith(".html") for rel, _, _ in written)
     size = sum(n for _, n, _ in written)
     seconds = time.perf_counter() - start
     return (
-        f"built {files:,} files ({pages:,} pages, {files - pages:,} JSON/SVG/other, {size / 1e6:,.1f} MB) "
+        f"built {files:,} files ({html_pages:,} pages, {files - html_pages:,} JSON/SVG/other, {size / 1e6:,.1f} MB) "
         f"into {out} in {seconds:.1f} s; {rendered_models} of {len(catalog.models)} models rendered"
         + ("" if plan.site else ", rest of the site unchanged")
     )

@@ -310,6 +310,11 @@ def model_routes(catalog: Catalog, model: str, langs: Sequence[str] = LANGS) -> 
             yield from (Route(t.kind, lang, model=model, hardware=hw) for t in PAGE_TYPES.values() if t.per == "pair")
 
 
+def model_groups(catalog: Catalog) -> list[str]:
+    """The build groups rendered per model (each renders in one worker), in catalog order."""
+    return [m for m in catalog.models if any(t.group == "model" for t in PAGE_TYPES.values())]
+
+
 def site_routes(catalog: Catalog, langs: Sequence[str] = LANGS) -> Iterator[Route]:
     """The pages of the site group (everything outside the model groups)."""
     return (r for r in routes(catalog, langs) if PAGE_TYPES[r.kind].group == "site")
