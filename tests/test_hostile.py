@@ -92,8 +92,8 @@ BROKEN: list[tuple[str, Callable[[Path], None], str]] = [
     ("infinite bandwidth", lambda c: edit(c / HARDWARE, "bandwidth_gbps: 1008", "bandwidth_gbps: .inf"), "bandwidth"),
     ("1e300 bandwidth", lambda c: edit(c / HARDWARE, "bandwidth_gbps: 1008", "bandwidth_gbps: 1.0e+300"), "bandwidth"),
     ("NaN TFLOPS", lambda c: edit(c / HARDWARE, "tflops_bf16: 165.2", "tflops_bf16: .nan"), "tflops_bf16"),
-    ("negative price", lambda c: edit(c / HARDWARE, "usd: 1599", "usd: -1599"), "price.usd"),
-    ("date in 1900", lambda c: edit(c / HARDWARE, "date: 2022-09-20", "date: 1900-01-01"), "price.date"),
+    ("negative price", lambda c: edit(c / HARDWARE, "usd: 1599", "usd: -1599"), "prices[0].usd"),
+    ("date in 1900", lambda c: edit(c / HARDWARE, "date: 2022-09-20", "date: 1900-01-01"), "prices[0].date"),
     (
         "command in a GGUF repo",
         lambda c: edit(

@@ -287,13 +287,25 @@ class HardwareKind(StrEnum):
 HardwareKindField = Annotated[HardwareKind, Field(strict=False)]
 
 
+PriceKind = Literal["launch_msrp", "street", "list", "used", "estimate"]
+# Which price answers "what does one cost to buy new today", best first: a current street or list
+# price, then the launch price, then a sourced estimate (datacenter parts without a public price).
+NEW_PRICE_ORDER: tuple[PriceKind, ...] = ("street", "list", "launch_msrp", "estimate")
+
+
 class Price(Frozen):
-    """A purchase price with the day it was seen."""
+    """A purchase price for one unit as the entry describes it, with the day it was seen and its source.
+
+    ``launch_msrp``: the maker's launch price; ``street``: what new units sell for; ``list``: a
+    vendor's current list price; ``used``: the used market; ``estimate``: a sourced estimate where
+    no public price exists (say whose in ``notes``).
+    """
 
     usd: Annotated[float, Field(gt=0, le=1e8)]
     date: Date
-    kind: Literal["launch_msrp", "street", "list"]
-    source: Source | None = None
+    kind: PriceKind
+    source: Source
+    notes: Prose = ""
 
 
 Tflops = Annotated[float, Field(gt=0, le=1_000_000)]
@@ -319,7 +331,7 @@ class Hardware(Frozen):
     interconnect: Name | None = None
     chips: Annotated[int, Field(ge=1, le=64)] = 1
     gpu_memory_limit_gib: Annotated[float, Field(gt=0, le=100_000)] | None = None
-    price: Price | None = None
+    prices: tuple[Price, ...] = ()
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
 
@@ -338,6 +350,20 @@ class Hardware(Frozen):
             return round(self.memory_gib * GIB)
         assert self.memory_gb is not None
         return round(self.memory_gb * 1e9)
+
+    @property
+    def price(self) -> Price | None:
+        """The price of a new unit: the newest street or list price, else the launch price, else an estimate."""
+        for kind in NEW_PRICE_ORDER:
+            found = [p for p in self.prices if p.kind == kind]
+            if found:
+                return max(found, key=lambda p: p.date)
+        return None
+
+    @property
+    def used_price(self) -> Price | None:
+        """The newest used-market price, if the entry has one."""
+        return max((p for p in self.prices if p.kind == "used"), key=lambda p: p.date, default=None)
 
     @property
     def compute_tflops(self) -> float | None:

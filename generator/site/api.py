@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware
 from generator.site import routes
+from generator.site.browser_data import hardware_data
 from generator.site.hardware_page import HardwareRow
 from generator.site.pair_page import ContextRow, FormatRow, PairData
 from generator.sizing.estimate import SIZING_VERSION, Estimate
@@ -188,6 +189,10 @@ class HardwareJSON(Payload):
     tdp_w: float | None
     price_usd: float | None
     price_date: str | None
+    price_kind: str | None
+    used_price_usd: float | None
+    used_price_date: str | None
+    prices: list[dict[str, Any]]
     url: str
     sources: list[str]
     facts: dict[str, Any]
@@ -406,8 +411,12 @@ def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
         tdp_w=hw.tdp_w,
         price_usd=hw.price.usd if hw.price else None,
         price_date=hw.price.date.isoformat() if hw.price else None,
+        price_kind=hw.price.kind if hw.price else None,
+        used_price_usd=hw.used_price.usd if hw.used_price else None,
+        used_price_date=hw.used_price.date.isoformat() if hw.used_price else None,
+        prices=[p.model_dump(mode="json") for p in hw.prices],
         url=routes.page_path("hardware", "en", hardware=hw.slug),
         sources=list(hw.sources),
-        facts=hw.model_dump(mode="json", exclude={"sources", "notes"}),
+        facts=hardware_data(hw),
         models=out,
     )

@@ -93,8 +93,10 @@ def model_data(model: Model) -> dict[str, Any]:
 
 
 def hardware_data(hw: Hardware) -> dict[str, Any]:
-    """A hardware entry's facts for the browser."""
-    return hw.model_dump(mode="json", exclude={"sources", "notes"})
+    """A hardware entry's facts for the browser, with the price of a new unit the sizing model uses."""
+    data = hw.model_dump(mode="json", exclude={"sources", "notes", "prices"})
+    data["price"] = hw.price.model_dump(mode="json", exclude={"source", "notes"}) if hw.price else None
+    return data
 
 
 def pair_data_json(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, Any]:

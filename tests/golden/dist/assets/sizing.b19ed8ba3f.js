@@ -31,7 +31,7 @@
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
  *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
  *   params_active_kind: string | null, architecture: Architecture, attention: Attention, moe: MoE | null }} Model
- * @typedef {{ usd: number, date: string, kind: string, source: string | null }} Price
+ * @typedef {{ usd: number, date: string, kind: string }} Price the price of a new unit (Hardware.price in schema.py)
  * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, release_date: string,
  *   memory_type: string | null, bandwidth_gbps: number, tflops_bf16: number | null, tflops_fp16: number | null,
  *   tflops_fp8: number | null, tops_int8: number | null, tdp_w: number | null, interconnect: string | null,
