@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generator.content.catalog import Catalog, UnknownName
+from generator.content.catalog import PRICE_MAX_AGE_DAYS, Catalog, UnknownName
 from generator.content.hfconfig import ConfigError, load_config
 from generator.content.loader import ContentErrors, load_catalog, parse_file
 from generator.content.schema import Hardware, Model
@@ -179,7 +179,34 @@ def _stale_prices(catalog: Catalog, today: dt.date, max_price_age_days: int) -> 
         for p in catalog.api_prices
         if p.date_seen < limit
     ]
+    # A launch price is history by nature; what a unit sells for today (street, list, used) goes stale.
+    warnings += [
+        f"content/hardware/{h.slug}.yaml: {p.kind} price seen {p.date} is older than {max_price_age_days} days"
+        for h in catalog.hardware.values()
+        for p in h.prices
+        if p.kind in ("street", "list", "used") and p.date < limit
+    ]
     return warnings
+
+
+def price_ages(catalog: Catalog, today: dt.date) -> list[str]:
+    """One line per kind of price: how many there are and how old (median and oldest, in days)."""
+
+    def ages(dates: list[dt.date]) -> str:
+        if not dates:
+            return "none"
+        days = sorted((today - d).days for d in dates)
+        return f"{len(days)}, median age {days[len(days) // 2]} days, oldest {days[-1]} days"
+
+    hardware = list(catalog.hardware.values())
+    lines = [
+        f"{kind} prices: {ages([p.date for h in hardware for p in h.prices if p.kind == kind])}"
+        for kind in ("launch_msrp", "street", "list", "used", "estimate")
+    ]
+    lines.append(f"accelerators with a new-unit price: {sum(h.price is not None for h in hardware)} of {len(hardware)}")
+    lines.append(f"cloud offers: {ages([o.date_seen for o in catalog.offers])}")
+    lines.append(f"API prices: {ages([p.date_seen for p in catalog.api_prices])}")
+    return lines
 
 
 def content_warnings(
@@ -196,6 +223,8 @@ def cmd_check_content(args: argparse.Namespace, catalog: Catalog) -> int:
         print(f"warning: {w}", file=sys.stderr)
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
+    for line in price_ages(catalog, dt.date.today()):
+        print(line)
     print(
         f"{len(catalog.models)} models, {len(catalog.hardware)} hardware, {len(catalog.offers)} cloud offers, "
         f"{len(catalog.throughput)} measurements: {len(errors)} errors, {len(warnings)} warnings"
@@ -361,7 +390,7 @@ def parser() -> argparse.ArgumentParser:
         help="validate the catalog",
         description="Validate every content file and report mismatches and stale prices.",
     )
-    c.add_argument("--max-price-age-days", type=int, default=365, help="warn on prices older than this")
+    c.add_argument("--max-price-age-days", type=int, default=PRICE_MAX_AGE_DAYS, help="warn on prices older than this")
     c.set_defaults(func=cmd_check_content)
 
     k = sub.add_parser(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import difflib
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
@@ -21,6 +22,9 @@ from generator.content.schema import (
     QuantFormat,
     Throughput,
 )
+
+# A price older than this is flagged on the pages and warned about by check-content.
+PRICE_MAX_AGE_DAYS = 365
 
 
 class UnknownName(LookupError):
@@ -99,6 +103,19 @@ class Catalog:
             search_aliases=dict(sorted((search_aliases or {}).items())),
             pages={lang: dict(sorted(p.items())) for lang, p in sorted((pages or {}).items())},
         )
+
+    def prices_as_of(self) -> dt.date | None:
+        """The newest date of any price in the catalog (hardware, cloud, API): the day the catalog's
+        prices describe, from which the site counts how old a price is (the same input gives the
+        same pages on any day)."""
+        dates = [p.date for h in self.hardware.values() for p in h.prices]
+        dates += [o.date_seen for o in self.offers] + [p.date_seen for p in self.api_prices]
+        return max(dates, default=None)
+
+    def stale_before(self) -> dt.date:
+        """Prices seen before this day are over PRICE_MAX_AGE_DAYS old (relative to :meth:`prices_as_of`)."""
+        newest = self.prices_as_of() or dt.date.min + dt.timedelta(days=PRICE_MAX_AGE_DAYS)
+        return newest - dt.timedelta(days=PRICE_MAX_AGE_DAYS)
 
     def page(self, lang: str, name: str) -> str:
         """The Markdown text of page ``name`` in ``lang`` (the loader checks that it exists)."""

@@ -140,6 +140,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
         "rows": g.rows[hw.slug],
         "default_context": g.catalog.assumptions.default_context,
         "gpu_limit_bytes": limit,
+        "stale_before": g.catalog.stale_before(),
     }
 
 
@@ -180,6 +181,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "wb_steps": steps,
         "engines": list(catalog.engines.values()),
         "kv_dtypes": list(catalog.kv_dtypes.values()),
+        "stale_before": catalog.stale_before(),
     }
 
 
