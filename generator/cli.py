@@ -61,15 +61,21 @@ def resolve_hardware(catalog: Catalog, ref: str, content: Path) -> Hardware:
     return catalog.hw(ref)
 
 
-def build_scenario(catalog: Catalog, args: argparse.Namespace) -> Scenario:
-    """The scenario named by the command-line options, with engine-aware defaults."""
+def build_scenario(catalog: Catalog, hw: Hardware, args: argparse.Namespace) -> Scenario:
+    """The scenario named by the command-line options, with engine-aware defaults (devices: one card)."""
     fmt = catalog.format(args.quant)
     engine = catalog.engine(args.engine or FAMILY_ENGINE[fmt.family.value])
     kv = catalog.kv_dtype(args.kv_dtype or engine.default_kv_dtype)
     context = args.context if args.context is not None else catalog.assumptions.default_context
     try:
         return Scenario(
-            fmt=fmt, kv=kv, engine=engine, context=context, batch=args.batch, gpus=args.gpus, offload=args.offload
+            fmt=fmt,
+            kv=kv,
+            engine=engine,
+            context=context,
+            batch=args.batch,
+            gpus=hw.chips if args.gpus is None else args.gpus,
+            offload=args.offload,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -118,7 +124,7 @@ def human(keys: dict[str, Any], model: Model, hw: Hardware) -> str:
 def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
     model = resolve_model(catalog, args.model)
     hw = resolve_hardware(catalog, args.hardware, args.content)
-    sc = build_scenario(catalog, args)
+    sc = build_scenario(catalog, hw, args)
     est = estimate(model, hw, sc, facts_of(catalog))
     keys = est.to_dict()
     print(json.dumps(keys, indent=2, ensure_ascii=False) if args.json else human(keys, model, hw))
@@ -375,7 +381,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--batch", type=int, default=1, help="concurrent sequences (default 1)")
     e.add_argument("--kv-dtype", default=None, help="bf16, fp16, fp8, q8_0 or q4_0 (default: the engine's)")
     e.add_argument("--engine", default=None, help="llama.cpp, vllm, ollama, mlx or sglang (default: by format)")
-    e.add_argument("--gpus", type=int, default=1, help="number of devices (default 1)")
+    e.add_argument("--gpus", type=int, default=None, help="devices the engine sees (default: one card, i.e. its chips)")
     e.add_argument("--offload", type=float, default=0.0, help="fraction of layers in system RAM (llama.cpp)")
     e.add_argument("--json", action="store_true", help="print the estimate keys as JSON")
     e.set_defaults(func=cmd_estimate)

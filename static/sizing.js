@@ -817,17 +817,40 @@ function finetune(model, p, as) {
   return [qlora, lora, full];
 }
 
+// ---- devices.py ----
+/**
+ * One device of `hw`: the whole entry when it has one chip, else a chip's share of its memory,
+ * bandwidth, TFLOPS, power and price (a multi-chip card's figures are totals over its chips).
+ * @param {Hardware} hw
+ * @returns {Hardware}
+ */
+export function deviceView(hw) {
+  const c = hw.chips;
+  if (c === 1) return hw;
+  /** @param {number | null} v */
+  const share = (v) => (v == null ? null : v / c);
+  return /** @type {Hardware} */ ({
+    ...hw,
+    memory_gib: share(hw.memory_gib), memory_gb: share(hw.memory_gb),
+    gpu_memory_limit_gib: share(hw.gpu_memory_limit_gib), bandwidth_gbps: hw.bandwidth_gbps / c,
+    tflops_bf16: share(hw.tflops_bf16), tflops_fp16: share(hw.tflops_fp16), tflops_fp8: share(hw.tflops_fp8),
+    tops_int8: share(hw.tops_int8), tdp_w: share(hw.tdp_w),
+    price: hw.price ? { ...hw.price, usd: hw.price.usd / c } : null, chips: 1,
+  });
+}
+
 // ---- cost.py ----
 /**
- * @param {Hardware} hw
+ * @param {Hardware} hw one device
  * @param {string} model
- * @param {number} gpus
+ * @param {number} gpus devices
  * @param {number} aggregate
  * @param {CloudOffer[]} offers
  * @param {ApiPrice[]} apiPrices
  * @param {Assumptions} as
+ * @param {number} chips devices per rented card
  */
-function cost(hw, model, gpus, aggregate, offers, apiPrices, as) {
+function cost(hw, model, gpus, aggregate, offers, apiPrices, as, chips) {
   const mine = offers.filter((o) => o.hardware === hw.slug);
   let offer = null;
   for (const o of mine) {
@@ -836,7 +859,7 @@ function cost(hw, model, gpus, aggregate, offers, apiPrices, as) {
     const b = [offer.usd_per_hour / offer.gpus, offer.provider, offer.instance];
     if (a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2])))) offer = o;
   }
-  const perGpu = offer ? offer.usd_per_hour / offer.gpus : null;
+  const perGpu = offer ? offer.usd_per_hour / (offer.gpus * chips) : null;
   const hourly = perGpu != null ? perGpu * gpus : null;
   const hoursMonth = as.hours_per_day * as.days_per_month;
   const perMtok = hourly != null && aggregate > 0 ? hourly / (aggregate * 3600) * 1e6 : null;
@@ -885,13 +908,15 @@ export function checkScenario(model, hw, sc) {
 
 /**
  * @param {Model} model
- * @param {Hardware} hw
+ * @param {Hardware} card the catalog entry (a card of `chips` devices)
  * @param {Scenario} sc
  * @param {Facts} facts
  */
-export function estimate(model, hw, sc, facts) {
-  const problem = checkScenario(model, hw, sc);
+export function estimate(model, card, sc, facts) {
+  const problem = checkScenario(model, card, sc);
   if (problem) throw new Error(problem);
+  // The scenario's devices are what the engine sees: a card of several chips is several devices.
+  const hw = deviceView(card);
   const as = facts.assumptions;
   const p = countParams(model);
   const w = weightBytes(p, sc.fmt);
@@ -921,7 +946,7 @@ export function estimate(model, hw, sc, facts) {
     host_bandwidth_gbps: as.host_ram_bandwidth_gbps, prompt_tokens: Math.min(as.ttft_prompt_tokens, sc.context), cal,
   });
   const [qlora, lora, full] = finetune(model, p, as);
-  const c = cost(hw, model.slug, sc.gpus, s.decode_tok_s_aggregate, facts.offers, facts.api_prices, as);
+  const c = cost(hw, model.slug, sc.gpus, s.decode_tok_s_aggregate, facts.offers, facts.api_prices, as, card.chips);
   return {
     model: model.slug, hardware: hw.slug, quant: sc.fmt.name, engine: sc.engine.name, kv_dtype: sc.kv.name,
     context: sc.context, batch: sc.batch, gpus: sc.gpus, offload: sc.offload,

@@ -147,3 +147,12 @@ def test_new_model_scaffold_round_trips_and_blocks_check_content(tmp_path: Path)
     )
     (content / "models" / "gemma-3-27b-it.yaml").write_text(filled)
     assert main(["--content", str(content), "check-content"]) == 0
+
+
+def test_estimate_defaults_to_one_card_of_a_multi_chip_entry(capsys: pytest.CaptureFixture[str]) -> None:
+    """An MI250X card is two devices: the default scenario uses both, the usable memory is the card's."""
+    keys = run_json(capsys, "estimate", "llama-3-1-8b-instruct", "mi250x", "--json")
+    assert keys["gpus"] == 2
+    one = run_json(capsys, "estimate", "llama-3-1-8b-instruct", "mi250x", "--gpus", "1", "--json")
+    assert one["usable_per_gpu_bytes"] == keys["usable_per_gpu_bytes"]
+    assert one["usable_bytes"] * 2 == pytest.approx(keys["usable_bytes"], abs=2)  # type: ignore[operator]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from generator.content.catalog import Catalog
 from generator.content.schema import LayerKind
+from generator.sizing.devices import device_view
 from generator.sizing.estimate import estimate
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache, state_bytes_per_seq_layer
 from generator.sizing.memory import runtime_bytes_per_gpu, tp_valid, usable_bytes_per_gpu, verdict_for
 from generator.sizing.params import count_params
+from generator.sizing.scenario import calibration_for
 from generator.sizing.speed import SpeedConstants, experts_touched_fraction, speed
 from generator.sizing.weights import body_bpw, weight_bytes
 from tests.conftest import GIB, scenario
@@ -238,3 +242,57 @@ def test_prefill_adds_compute_weight_reads_and_latency_per_pass(catalog: Catalog
     t_latency = 4 * 32 * 1e-4
     assert s.ttft_s == pytest.approx(t_compute + t_weights + t_latency, rel=1e-5)
     assert s.prefill_tok_s == pytest.approx(2048 / (t_compute + t_weights + t_latency), rel=1e-5)
+
+
+def test_a_dual_chip_card_is_two_devices_of_half_each(catalog: Catalog) -> None:
+    """The Atlas 300I Duo is two 310P chips of 48 GB and 204 GB/s (the card's 96 GB and 408 GB/s)."""
+    card = catalog.hw("atlas-300i-duo-96gb")
+    chip = device_view(card)
+    assert card.chips == 2 and chip.chips == 1
+    assert chip.memory_bytes == 48 * GIB
+    assert chip.bandwidth_gbps == 204
+    assert chip.tflops_fp16 == card.tflops_fp16 / 2  # type: ignore[operator]
+    assert device_view(catalog.hw("rtx-4090")) is catalog.hw("rtx-4090")
+
+
+def test_dual_chip_decode_reads_at_one_chips_bandwidth_under_layer_split(catalog: Catalog, facts: object) -> None:
+    """llama.cpp splits layers over the card's two devices: the capacity of both, the speed of one.
+    A single 128 GB / 3.2 TB/s device (what the card was sized as before) decodes nearly twice as fast."""
+    model = catalog.model("llama-3-1-8b-instruct")
+    card = catalog.hw("mi250x")
+    two = estimate(model, card, scenario(catalog, gpus=2), facts)  # type: ignore[arg-type]
+    one_chip = device_view(card)
+    same = estimate(model, one_chip, scenario(catalog, gpus=2), facts)  # type: ignore[arg-type]
+    assert two.speed.decode_tok_s == same.speed.decode_tok_s
+    assert two.memory.usable_bytes == same.memory.usable_bytes
+    as_one_device = card.model_copy(update={"chips": 1})
+    fused = estimate(model, as_one_device, scenario(catalog), facts)  # type: ignore[arg-type]
+    # Halving the bandwidth adds the fused device's whole memory-read time to each token:
+    # 1/two - 1/fused = bytes per token / (efficiency × 3.2 TB/s); the per-layer latency is the same.
+    cal, _ = calibration_for(facts, "llama.cpp", card, model)  # type: ignore[arg-type]
+    read_s = fused.speed.decode_bytes_per_step / (cal.bandwidth_efficiency * 3200e9)
+    assert 1 / two.speed.decode_tok_s - 1 / fused.speed.decode_tok_s == pytest.approx(read_s, rel=1e-9)
+    assert two.speed.decode_tok_s < 0.75 * fused.speed.decode_tok_s
+    assert two.memory.usable_bytes == pytest.approx(fused.memory.usable_bytes, abs=2)
+
+
+def test_dual_chip_tensor_parallel_reads_both_chips(catalog: Catalog, facts: object) -> None:
+    model = catalog.model("llama-3-1-8b-instruct")
+    card = catalog.hw("mi250x")
+    layer = estimate(model, card, scenario(catalog, gpus=2), facts)  # type: ignore[arg-type]
+    tensor = estimate(model, card, scenario(catalog, "BF16", "vllm", gpus=2), facts)  # type: ignore[arg-type]
+    tensor_one = estimate(model, card, scenario(catalog, "BF16", "vllm", gpus=1), facts)  # type: ignore[arg-type]
+    assert tensor.speed.decode_tok_s > 1.4 * tensor_one.speed.decode_tok_s
+    assert layer.min_gpus == 1  # an 8B model in 4-bit fits on one chip
+
+
+def test_dual_chip_card_costs_per_card(catalog: Catalog, facts: object) -> None:
+    """Buying and powering N devices of a dual-chip card costs N/2 cards."""
+    from generator.content.schema import Price
+
+    card = catalog.hw("mi250x").model_copy(
+        update={"prices": (Price(usd=10_000.0, date=dt.date(2024, 1, 1), kind="street", source="https://x.example/p"),)}
+    )
+    est = estimate(catalog.model("llama-3-1-8b-instruct"), card, scenario(catalog, gpus=2), facts)  # type: ignore[arg-type]
+    assert est.cost.buy_usd == 10_000.0
+    assert est.cost.power_usd_per_hour == pytest.approx(card.tdp_w / 1000 * est.assumptions.electricity_usd_per_kwh)  # type: ignore[operator]

@@ -148,7 +148,7 @@ def commands(
         if row is None or row.est is None:
             continue
         profile = catalog.engine(engine)
-        gpus = 1 if engine in ("ollama", "mlx") else command_gpus(row.est, 1)
+        gpus = 1 if engine in ("ollama", "mlx") else command_gpus(row.est, row.est.scenario.gpus)
         inputs = CommandInputs(engine, row.fmt.name, context, 1, gpus, profile.default_kv_dtype)
         built = launch_command(model, profile.memory_utilization, inputs)
         if built is not None:

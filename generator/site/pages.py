@@ -26,6 +26,7 @@ from generator.site.model_page import footprint, kv_rows, model_facts, need_tabl
 from generator.site.pair_page import PairData, Recommendation, context_steps, pair_data, recommendations
 from generator.site.render import render_markdown
 from generator.site.routes import Route, page_path
+from generator.sizing.devices import device_view
 from generator.sizing.params import count_params
 from generator.sizing.scenario import DEFAULT_FORMAT
 from generator.sizing.weights import weight_bytes
@@ -141,6 +142,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
         "default_context": g.catalog.assumptions.default_context,
         "gpu_limit_bytes": limit,
         "stale_before": g.catalog.stale_before(),
+        "device": device_view(hw),
     }
 
 

@@ -83,12 +83,12 @@ def try_estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tupl
 
 
 def quant_matrix(catalog: Catalog, model: Model, hw: Hardware, context: int) -> tuple[FormatRow, ...]:
-    """Every format on ``hw`` with its natural engine (GGUF: llama.cpp, safetensors: vLLM, MLX: mlx-lm)."""
+    """Every format on one ``hw`` card with its natural engine (GGUF: llama.cpp, safetensors: vLLM, MLX: mlx-lm)."""
     facts = facts_of(catalog)
     rows = []
     for fmt in catalog.formats.values():
         eng = catalog.engine(FAMILY_ENGINE[fmt.family.value])
-        sc = Scenario(fmt=fmt, kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=context)
+        sc = Scenario(fmt=fmt, kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=context, gpus=hw.chips)
         est, reason = try_estimate(model, hw, sc, facts)
         rows.append(FormatRow(fmt, eng, est, reason))
     return tuple(rows)
@@ -122,7 +122,7 @@ def context_rows(
 def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
     """All numbers of one model × hardware page."""
     facts = facts_of(catalog)
-    sc = default_scenario(catalog)
+    sc = default_scenario(catalog, gpus=hw.chips)
     est = estimate(model, hw, sc, facts)
     matrix = quant_matrix(catalog, model, hw, sc.context)
     contexts, kv16, kv8 = context_rows(catalog, model, hw, est)

@@ -30,13 +30,15 @@ def cost(
     offers: tuple[CloudOffer, ...],
     api_prices: tuple[ApiPrice, ...],
     a: Assumptions,
+    chips: int = 1,
 ) -> Cost:
-    """Cheapest rental per GPU-hour, $ per 1M output tokens, monthly at ``hours_per_day``, and
+    """Cheapest rental per device-hour, $ per 1M output tokens, monthly at ``hours_per_day``, and
     break-even months of buying instead of renting (rent saved minus electricity); and the
-    cheapest serverless API price of ``model`` (a slug) for comparison."""
+    cheapest serverless API price of ``model`` (a slug) for comparison. ``hw`` is one device and
+    ``gpus`` counts devices; an offer rents whole cards of ``chips`` devices each."""
     mine = [o for o in offers if o.hardware == hw.slug]
     offer = min(mine, key=lambda o: (o.usd_per_hour / o.gpus, o.provider, o.instance), default=None)
-    per_gpu = offer.usd_per_hour / offer.gpus if offer else None
+    per_gpu = offer.usd_per_hour / (offer.gpus * chips) if offer else None
     hourly = per_gpu * gpus if per_gpu is not None else None
     hours_month = a.hours_per_day * a.days_per_month
     per_mtok = hourly / (aggregate_tok_s * 3600) * 1e6 if hourly is not None and aggregate_tok_s > 0 else None

@@ -8,6 +8,7 @@ from typing import Any
 
 from generator.content.schema import Assumptions, Calibration, Hardware, HardwareKind, Model
 from generator.sizing.cost import Cost, cost
+from generator.sizing.devices import device_view
 from generator.sizing.finetune import FineTune, finetune
 from generator.sizing.kv import state_bytes_per_seq
 from generator.sizing.memory import Memory, largest, memory, tp_valid
@@ -160,6 +161,9 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
 def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate:
     """Memory, fit, limits, speed, fine-tuning memory and cost of running ``model`` on ``hw``."""
     check_scenario(model, hw, sc)
+    # The scenario's devices are what the engine sees: a card of several chips is several devices.
+    chips = hw.chips
+    hw = device_view(hw)
     a = facts.assumptions
     params = count_params(model)
     weights = weight_bytes(params, sc.fmt)
@@ -221,7 +225,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
         speed=spd,
         speed_range=speed_range(spd, *ratio_ranges(facts.calibration)),
         calibration_note=note,
-        cost=cost(hw, model.slug, sc.gpus, spd.decode_tok_s_aggregate, facts.offers, facts.api_prices, a),
+        cost=cost(hw, model.slug, sc.gpus, spd.decode_tok_s_aggregate, facts.offers, facts.api_prices, a, chips),
         warnings=tuple(warnings),
         assumptions=a,
     )
