@@ -135,6 +135,9 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
     for p in group.pairs:
         out.append((routes.api_pair(slug, p.hardware.slug).lstrip("/"), dump(api.pair_json(p).model_dump(mode="json"))))
     out.append((routes.api_model(slug).lstrip("/"), dump(api.model_json(list(group.pairs)).model_dump(mode="json"))))
+    out.append(
+        (routes.api_setups(slug).lstrip("/"), dump(api.setups_json(slug, group.answers).model_dump(mode="json")))
+    )
     b = badges.badge(group.pairs)
     out.append((routes.badge(slug).lstrip("/"), badges.svg(b).encode()))
     out.append((routes.badge(slug, "json").lstrip("/"), dump(badges.shields(b))))

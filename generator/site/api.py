@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -12,6 +13,7 @@ from generator.site import routes
 from generator.site.browser_data import hardware_data
 from generator.site.hardware_page import HardwareRow
 from generator.site.pair_page import ContextRow, FormatRow, PairData
+from generator.site.setups import Answer, Setup
 from generator.sizing.estimate import SIZING_VERSION, Estimate
 from generator.sizing.params import count_params
 
@@ -236,6 +238,55 @@ class BadgeJSON(Payload):
     color: str
 
 
+class QuestionJSON(Payload):
+    """A buyer's question: context per user, decode speed per user, users, buy new / used / rent."""
+
+    context: int
+    min_tok_s: float
+    users: int
+    mode: Literal["buy", "used", "rent"]
+    max_devices: int
+
+
+class SetupJSON(Payload):
+    """One setup that meets a question: device, how many, format, KV cache, engine, and its cost."""
+
+    hardware: str
+    hardware_name: str
+    devices: int
+    units: int
+    quant: str
+    engine: str
+    kv_dtype: str
+    verdict: Verdict
+    headroom_bytes: int
+    decode_tok_s: float
+    decode_tok_s_low: float | None
+    decode_tok_s_high: float | None
+    ttft_s: float | None
+    cost_usd: float
+    usd_per_hour: float | None
+    price_kind: str | None
+    price_date: str | None
+    usd_per_tok_s: float
+    url: str
+
+
+class AnswerJSON(Payload):
+    """A question and its cheapest setups, cheapest first."""
+
+    question: QuestionJSON
+    setups: list[SetupJSON]
+
+
+class SetupsJSON(Payload):
+    """/api/v1/models/{model}/setups.json: the finder's answers to the common questions."""
+
+    engine_version: str
+    model: str
+    answers: list[AnswerJSON]
+
+
 SCHEMAS: dict[str, type[Payload]] = {
     "estimate": EstimateJSON,
     "pair": PairJSON,
@@ -243,7 +294,55 @@ SCHEMAS: dict[str, type[Payload]] = {
     "hardware": HardwareJSON,
     "index": IndexJSON,
     "badge": BadgeJSON,
+    "setups": SetupsJSON,
 }
+
+
+def setup_json(model: str, s: Setup) -> SetupJSON:
+    """One setup as JSON."""
+    e = s.est
+    return SetupJSON(
+        hardware=s.hardware.slug,
+        hardware_name=s.hardware.name,
+        devices=s.devices,
+        units=s.units,
+        quant=s.fmt,
+        engine=s.engine,
+        kv_dtype=s.kv_dtype,
+        verdict=e.memory.verdict,
+        headroom_bytes=e.memory.headroom_bytes,
+        decode_tok_s=e.speed.decode_tok_s,
+        decode_tok_s_low=e.speed_range.decode_low,
+        decode_tok_s_high=e.speed_range.decode_high,
+        ttft_s=e.speed.ttft_s,
+        cost_usd=s.cost_usd,
+        usd_per_hour=s.usd_per_hour,
+        price_kind=s.price.kind if s.price else None,
+        price_date=s.price.date.isoformat() if s.price else None,
+        usd_per_tok_s=s.usd_per_tok_s,
+        url=routes.page_path("pair", "en", model, s.hardware.slug),
+    )
+
+
+def setups_json(model: str, answers: Sequence[Answer]) -> SetupsJSON:
+    """A model's answers to the common questions."""
+    return SetupsJSON(
+        engine_version=SIZING_VERSION,
+        model=model,
+        answers=[
+            AnswerJSON(
+                question=QuestionJSON(
+                    context=a.question.context,
+                    min_tok_s=a.question.min_tok_s,
+                    users=a.question.users,
+                    mode=a.question.mode,
+                    max_devices=a.question.max_devices,
+                ),
+                setups=[setup_json(model, s) for s in a.setups],
+            )
+            for a in answers
+        ],
+    )
 
 
 def estimate_json(est: Estimate) -> EstimateJSON:

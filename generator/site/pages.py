@@ -26,6 +26,7 @@ from generator.site.model_page import footprint, kv_rows, model_facts, need_tabl
 from generator.site.pair_page import PairData, Recommendation, context_steps, pair_data, recommendations
 from generator.site.render import render_markdown
 from generator.site.routes import Route, page_path
+from generator.site.setups import Answer, common_answers
 from generator.sizing.devices import device_view
 from generator.sizing.params import count_params
 from generator.sizing.scenario import DEFAULT_FORMAT
@@ -50,6 +51,7 @@ class ModelGroup:
     related_hardware: Mapping[str, list[Hardware]]
     related_models: list[Model]
     asset_urls: Mapping[str, str]
+    answers: tuple[Answer, ...]
 
     @classmethod
     def build(cls, catalog: Catalog, slug: str, asset_urls: Mapping[str, str]) -> ModelGroup:
@@ -78,6 +80,7 @@ class ModelGroup:
             related_hardware={hw.slug: related_hardware(hw, hardware) for hw in hardware},
             related_models=related_models(model, list(catalog.models.values())),
             asset_urls=asset_urls,
+            answers=common_answers(catalog, model),
         )
 
     def pair(self, hardware: str) -> PairData:
@@ -154,6 +157,8 @@ def _model(_route: Route, g: ModelGroup) -> dict[str, Any]:
         "default_format": DEFAULT_FORMAT,
         "default_context": g.catalog.assumptions.default_context,
         "max_gpus": g.catalog.assumptions.max_gpus,
+        "answers": g.answers,
+        "stale_before": g.catalog.stale_before(),
         **g.shared,
     }
 

@@ -55,6 +55,11 @@ def api_model(model: str) -> str:
     return f"/api/v1/models/{model}.json"
 
 
+def api_setups(model: str) -> str:
+    """URL of a model's precomputed finder answers."""
+    return f"/api/v1/models/{model}/setups.json"
+
+
 def api_hardware(hardware: str) -> str:
     """URL of a hardware entry's JSON."""
     return f"/api/v1/hardware/{hardware}.json"

@@ -22,6 +22,17 @@ class Cost:
     api: ApiPrice | None
 
 
+# Offers anyone can rent by the hour without a commitment or the risk of being pre-empted.
+HEADLINE_BILLING = ("on_demand", "community")
+
+
+def headline_offers(offers: list[CloudOffer]) -> list[CloudOffer]:
+    """The offers a rental price is quoted from: on-demand and community ones, or every offer when
+    there are none of those (spot and reserved prices are lower but interruptible or committed)."""
+    plain = [o for o in offers if o.billing in HEADLINE_BILLING]
+    return plain or offers
+
+
 def cost(
     hw: Hardware,
     model: str,
@@ -36,7 +47,7 @@ def cost(
     break-even months of buying instead of renting (rent saved minus electricity); and the
     cheapest serverless API price of ``model`` (a slug) for comparison. ``hw`` is one device and
     ``gpus`` counts devices; an offer rents whole cards of ``chips`` devices each."""
-    mine = [o for o in offers if o.hardware == hw.slug]
+    mine = headline_offers([o for o in offers if o.hardware == hw.slug])
     offer = min(mine, key=lambda o: (o.usd_per_hour / o.gpus, o.provider, o.instance), default=None)
     per_gpu = offer.usd_per_hour / (offer.gpus * chips) if offer else None
     hourly = per_gpu * gpus if per_gpu is not None else None

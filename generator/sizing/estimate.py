@@ -14,7 +14,7 @@ from generator.sizing.kv import state_bytes_per_seq
 from generator.sizing.memory import Memory, largest, memory, tp_valid
 from generator.sizing.params import ParamCount, count_params, declared_mismatch
 from generator.sizing.scenario import Facts, Scenario, calibration_for
-from generator.sizing.speed import Speed, SpeedRange, speed, speed_range
+from generator.sizing.speed import Speed, SpeedConstants, SpeedRange, speed, speed_range
 from generator.sizing.weights import WeightBytes, weight_bytes
 
 SIZING_VERSION = "1"
@@ -158,6 +158,50 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         )
 
 
+def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[str, float]:
+    """(verdict, decode tok/s per sequence) of ``sc``: what :func:`estimate` says of them, without the
+    rest of an estimate (for searching many setups). Raises ScenarioError like it."""
+    check_scenario(model, hw, sc)
+    device = device_view(hw)
+    a = facts.assumptions
+    params = count_params(model)
+    weights = weight_bytes(params, sc.fmt)
+    verdict = memory(model, weights, device, sc, a.verdict_tight_fraction).verdict
+    cal, _ = calibration_for(facts, sc.engine.name, device, model)
+    return verdict, _speed(model, params, weights, device, sc, a, cal).decode_tok_s
+
+
+def _speed(
+    model: Model,
+    params: ParamCount,
+    weights: WeightBytes,
+    device: Hardware,
+    sc: Scenario,
+    a: Assumptions,
+    cal: SpeedConstants,
+) -> Speed:
+    """Decode and prefill speed of ``sc`` on devices like ``device``, with the calibration ``cal``."""
+    return speed(
+        model,
+        params,
+        weights,
+        device,
+        kv_bytes=sc.kv.bytes_per_element,
+        state_bytes_per_seq=state_bytes_per_seq(model, sc.engine),
+        context=sc.context,
+        seqs=sc.batch,
+        gpus=sc.gpus,
+        split=sc.engine.split,
+        tp_efficiency=sc.engine.tensor_parallel_efficiency,
+        allreduce_latency_s=sc.engine.allreduce_latency_s,
+        batch_tokens=sc.engine.batch_tokens,
+        offload=sc.offload,
+        host_bandwidth_gbps=a.host_ram_bandwidth_gbps,
+        prompt_tokens=min(a.ttft_prompt_tokens, sc.context),
+        cal=cal,
+    )
+
+
 def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate:
     """Memory, fit, limits, speed, fine-tuning memory and cost of running ``model`` on ``hw``."""
     check_scenario(model, hw, sc)
@@ -178,26 +222,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
         None,
     )
     cal, note = calibration_for(facts, sc.engine.name, hw, model)
-    state_per_seq = state_bytes_per_seq(model, sc.engine)
-    spd = speed(
-        model,
-        params,
-        weights,
-        hw,
-        kv_bytes=sc.kv.bytes_per_element,
-        state_bytes_per_seq=state_per_seq,
-        context=sc.context,
-        seqs=sc.batch,
-        gpus=sc.gpus,
-        split=sc.engine.split,
-        tp_efficiency=sc.engine.tensor_parallel_efficiency,
-        allreduce_latency_s=sc.engine.allreduce_latency_s,
-        batch_tokens=sc.engine.batch_tokens,
-        offload=sc.offload,
-        host_bandwidth_gbps=a.host_ram_bandwidth_gbps,
-        prompt_tokens=min(a.ttft_prompt_tokens, sc.context),
-        cal=cal,
-    )
+    spd = _speed(model, params, weights, hw, sc, a, cal)
     warnings = []
     mismatch = declared_mismatch(model, params)
     if mismatch is not None and abs(mismatch) > 0.02:

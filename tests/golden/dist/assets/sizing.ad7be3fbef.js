@@ -851,7 +851,10 @@ export function deviceView(hw) {
  * @param {number} chips devices per rented card
  */
 function cost(hw, model, gpus, aggregate, offers, apiPrices, as, chips) {
-  const mine = offers.filter((o) => o.hardware === hw.slug);
+  const all = offers.filter((o) => o.hardware === hw.slug);
+  // cost.py's headline_offers: on-demand and community offers, or every offer when there are none.
+  const plain = all.filter((o) => o.billing === "on_demand" || o.billing === "community");
+  const mine = plain.length ? plain : all;
   let offer = null;
   for (const o of mine) {
     if (!offer) { offer = o; continue; }

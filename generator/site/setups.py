@@ -1,0 +1,244 @@
+"""The buyer's answer: every setup that runs a model at a context and speed, cheapest first.
+
+A question names the context per user, the decode speed each user needs, how many users at once,
+whether the hardware is bought new, bought used or rented, the most devices, a budget and an
+optional engine. A setup is an accelerator, how many of its devices, the format, the KV cache type
+and the engine, with what it costs. For each accelerator the answer takes the fewest devices that
+hold the model and reach the speed, and at that count the best format a person would pick: the
+highest precision (among formats with a published checkpoint) that meets the question, with the
+engine's default KV cache, or its 8-bit one when only that fits. The browser's finder runs the same
+rules (``static/finder.js``); the parity vectors check it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator
+from typing import Literal
+
+from generator.content.catalog import Catalog
+from generator.content.schema import FormatFamily, Hardware, HardwareKind, Model, Price
+from generator.sizing.cost import headline_offers
+from generator.sizing.estimate import Estimate, ScenarioError, estimate, fit_and_decode
+from generator.sizing.memory import tp_valid
+from generator.sizing.scenario import Scenario, facts_of
+
+Mode = Literal["buy", "used", "rent"]
+# Formats a person would run for quality, best first, with the engine that loads each.
+CANDIDATES: tuple[tuple[str, str], ...] = (
+    ("BF16", "vllm"),
+    ("Q8_0", "llama.cpp"),
+    ("FP8", "vllm"),
+    ("Q6_K", "llama.cpp"),
+    ("Q5_K_M", "llama.cpp"),
+    ("MLX 4-bit", "mlx"),
+    ("AWQ", "vllm"),
+    ("Q4_K_M", "llama.cpp"),
+)
+# The 8-bit KV cache each engine offers when its default does not fit.
+KV8 = {"llama.cpp": "q8_0", "vllm": "fp8", "sglang": "fp8"}
+# Machines that are one device and do not combine (a Mac, an APU box).
+SINGLE = (HardwareKind.apple_unified, HardwareKind.unified_apu)
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """What a buyer asks for one model."""
+
+    context: int
+    min_tok_s: float
+    users: int = 1
+    mode: Mode = "buy"
+    max_devices: int = 8
+    budget_usd: float | None = None
+    engine: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """One way to run the model that meets a question, and what it costs."""
+
+    hardware: Hardware
+    devices: int
+    units: int
+    fmt: str
+    engine: str
+    kv_dtype: str
+    est: Estimate
+    cost_usd: float
+    price: Price | None
+    usd_per_hour: float | None
+
+    @property
+    def usd_per_tok_s(self) -> float:
+        """Cost per token per second of aggregate decode (all users together)."""
+        return self.cost_usd / self.est.speed.decode_tok_s_aggregate
+
+    @property
+    def margin_bytes(self) -> int:
+        """Usable memory left over."""
+        return self.est.memory.headroom_bytes
+
+
+def _available(model: Model, fmt: str, family: FormatFamily) -> bool:
+    """Whether a checkpoint of ``fmt`` is published for the model (16-bit weights: the model's own)."""
+    art = model.artifacts
+    if family is FormatFamily.gguf:
+        return bool(art.gguf)
+    if family is FormatFamily.mlx:
+        return bool(art.mlx)
+    return {"AWQ": bool(art.awq), "GPTQ": bool(art.gptq)}.get(fmt, True)
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """One way a device count could run the model at one context: it holds it, at this decode speed."""
+
+    hardware: Hardware
+    devices: int
+    fmt: str
+    engine: str
+    kv_dtype: str
+    rank: int  # the format's place in CANDIDATES, then the KV cache's (default first): lower is better
+    decode_tok_s: float
+
+
+def _cost(hw: Hardware, devices: int, mode: Mode, catalog: Catalog) -> tuple[float, Price | None, float | None] | None:
+    """(what ``mode`` costs for ``devices`` devices of ``hw``, the price used, $/hour), or None without a price."""
+    units = math.ceil(devices / hw.chips)
+    if mode == "rent":
+        offers = headline_offers(list(catalog.offers_for(hw.slug)))
+        if not offers:
+            return None
+        hourly = min(o.usd_per_hour / o.gpus for o in offers) * units
+        return hourly, None, hourly
+    price = hw.used_price if mode == "used" else hw.price
+    if price is None:
+        return None
+    return price.usd * units, price, None
+
+
+def _device_counts(model: Model, hw: Hardware, engine: str, catalog: Catalog, max_devices: int) -> Iterator[int]:
+    """Device counts to try, fewest first: whole cards of a multi-chip entry, one machine of a single one."""
+    if hw.kind in SINGLE:
+        yield hw.chips
+        return
+    profile = catalog.engine(engine)
+    for n in range(hw.chips, max_devices + 1, hw.chips):
+        if tp_valid(model, profile, n):
+            yield n
+
+
+def _candidates(catalog: Catalog, model: Model, hw: Hardware) -> Iterator[tuple[int, str, str]]:
+    """(rank, format, engine) a person would run on ``hw``, best first, where a checkpoint exists."""
+    for rank, (fmt, engine) in enumerate(CANDIDATES):
+        qf = catalog.formats.get(fmt)
+        profile = catalog.engines.get(engine)
+        if qf is None or profile is None or hw.kind not in profile.hardware_kinds:
+            continue
+        if _available(model, fmt, qf.family):
+            yield rank, fmt, engine
+
+
+def options(catalog: Catalog, model: Model, context: int, users: int = 1, max_devices: int = 8) -> list[Option]:
+    """Every (accelerator, devices, format, KV cache) that holds ``model`` at ``context`` for ``users``.
+
+    Under layer split more devices add capacity, not speed, so the fewest that hold it is the only
+    count kept; under tensor parallelism every valid count up to ``max_devices`` is kept (each faster).
+    """
+    facts = facts_of(catalog)
+    out = []
+    for hw in catalog.hardware.values():
+        for rank, fmt, engine in _candidates(catalog, model, hw):
+            profile = catalog.engine(engine)
+            kvs = [profile.default_kv_dtype] + ([KV8[engine]] if engine in KV8 else [])
+            for k, kv in enumerate(kvs):
+                for devices in _device_counts(model, hw, engine, catalog, max_devices):
+                    sc = Scenario(
+                        fmt=catalog.format(fmt),
+                        kv=catalog.kv_dtype(kv),
+                        engine=profile,
+                        context=context,
+                        batch=users,
+                        gpus=devices,
+                    )
+                    try:
+                        verdict, tok_s = fit_and_decode(model, hw, sc, facts)
+                    except ScenarioError:
+                        break
+                    if verdict == "oom":
+                        continue
+                    out.append(Option(hw, devices, fmt, engine, kv, rank * 2 + k, tok_s))
+                    if profile.split != "tensor":
+                        break
+    return out
+
+
+def answer_from(catalog: Catalog, model: Model, q: Question, found: list[Option]) -> list[Setup]:
+    """The answer to ``q`` from the options at its context: per accelerator the fewest devices that
+    reach the speed, the best format there; priced by the question's mode; cheapest first."""
+    best: dict[str, Option] = {}
+    for o in found:
+        if o.decode_tok_s < q.min_tok_s or o.devices > q.max_devices or (q.engine and o.engine != q.engine):
+            continue
+        current = best.get(o.hardware.slug)
+        if current is None or (o.devices, o.rank) < (current.devices, current.rank):
+            best[o.hardware.slug] = o
+    facts = facts_of(catalog)
+    setups = []
+    for o in best.values():
+        priced = _cost(o.hardware, o.devices, q.mode, catalog)
+        if priced is None or (q.budget_usd is not None and priced[0] > q.budget_usd):
+            continue
+        sc = Scenario(
+            fmt=catalog.format(o.fmt),
+            kv=catalog.kv_dtype(o.kv_dtype),
+            engine=catalog.engine(o.engine),
+            context=q.context,
+            batch=q.users,
+            gpus=o.devices,
+        )
+        est = estimate(model, o.hardware, sc, facts)
+        units = math.ceil(o.devices / o.hardware.chips)
+        setups.append(Setup(o.hardware, o.devices, units, o.fmt, o.engine, o.kv_dtype, est, *priced))
+    return sorted(setups, key=lambda s: (s.cost_usd, -s.est.speed.decode_tok_s, s.hardware.slug))
+
+
+def answer(catalog: Catalog, model: Model, q: Question) -> list[Setup]:
+    """Every accelerator's cheapest setup that meets ``q``, cheapest first (then faster, then by slug)."""
+    return answer_from(catalog, model, q, options(catalog, model, q.context, q.users, q.max_devices))
+
+
+# The questions every model page answers without JavaScript (and /api/v1/models/{model}/setups.json).
+COMMON_CONTEXTS = (8192, 32768, 131072)
+COMMON_SPEEDS = (10.0, 20.0, 40.0)
+COMMON_MODES: tuple[Mode, ...] = ("buy", "rent")
+# How many setups setups.json lists per question.
+TOP = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """A question and its cheapest setups (at most TOP)."""
+
+    question: Question
+    setups: tuple[Setup, ...]
+
+
+def common_contexts(model: Model) -> tuple[int, ...]:
+    """The common contexts the model reaches (its maximum stands in for those it does not)."""
+    top = model.architecture.max_context
+    return tuple(sorted({min(c, top) for c in COMMON_CONTEXTS}))
+
+
+def common_answers(catalog: Catalog, model: Model) -> tuple[Answer, ...]:
+    """Answers to the common questions: each common context × speed × buy or rent, one user."""
+    out = []
+    for context in common_contexts(model):
+        found = options(catalog, model, context)
+        for speed in COMMON_SPEEDS:
+            for mode in COMMON_MODES:
+                q = Question(context=context, min_tok_s=speed, mode=mode)
+                out.append(Answer(q, tuple(answer_from(catalog, model, q, found)[:TOP])))
+    return tuple(out)

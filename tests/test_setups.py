@@ -1,0 +1,130 @@
+"""The buyer's answer: the finder's first row equals a brute-force search over the sizing model."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from generator.content.catalog import Catalog
+from generator.content.schema import Hardware, Model
+from generator.site.setups import CANDIDATES, KV8, SINGLE, Question, answer, common_answers
+from generator.sizing.cost import headline_offers
+from generator.sizing.estimate import ScenarioError, estimate
+from generator.sizing.scenario import Scenario, facts_of
+
+QUESTIONS = (
+    Question(context=32768, min_tok_s=20),
+    Question(context=8192, min_tok_s=40, mode="rent"),
+    Question(context=32768, min_tok_s=10, users=4),
+    Question(context=8192, min_tok_s=20, budget_usd=1500),
+    Question(context=16384, min_tok_s=15, engine="vllm", mode="rent"),
+)
+
+
+def unit_price(catalog: Catalog, hw: Hardware, q: Question) -> float | None:
+    """What one card costs in the question's mode ($, or $/hour to rent), or None."""
+    if q.mode == "rent":
+        offers = headline_offers(list(catalog.offers_for(hw.slug)))
+        return min((o.usd_per_hour / o.gpus for o in offers), default=None)
+    price = hw.used_price if q.mode == "used" else hw.price
+    return price.usd if price else None
+
+
+def runs(catalog: Catalog, model: Model, fmt: str, engine: str, q: Question) -> list[str]:
+    """The KV caches to try with a format, best first; none when no checkpoint or another engine."""
+    art = model.artifacts
+    family = catalog.format(fmt).family.value
+    missing = (family == "gguf" and not art.gguf) or (family == "mlx" and not art.mlx)
+    missing |= (fmt == "AWQ" and not art.awq) or (fmt == "GPTQ" and not art.gptq)
+    if missing or (q.engine and engine != q.engine):
+        return []
+    profile = catalog.engine(engine)
+    return [profile.default_kv_dtype, *([KV8[engine]] if engine in KV8 else [])]
+
+
+def best_on(catalog: Catalog, model: Model, hw: Hardware, q: Question) -> tuple[int, str, str, float] | None:
+    """(devices, format, KV cache, tok/s) of the fewest devices of ``hw`` meeting ``q``, best format there."""
+    facts = facts_of(catalog)
+    counts = [hw.chips] if hw.kind in SINGLE else range(hw.chips, q.max_devices + 1, hw.chips)
+    for devices in counts:
+        found = []
+        for rank, (fmt, engine) in enumerate(CANDIDATES):
+            for k, kv in enumerate(runs(catalog, model, fmt, engine, q)):
+                sc = Scenario(
+                    fmt=catalog.format(fmt),
+                    kv=catalog.kv_dtype(kv),
+                    engine=catalog.engine(engine),
+                    context=q.context,
+                    batch=q.users,
+                    gpus=devices,
+                )
+                try:
+                    est = estimate(model, hw, sc, facts)
+                except ScenarioError:
+                    continue
+                if est.memory.verdict != "oom" and est.speed.decode_tok_s >= q.min_tok_s:
+                    found.append((rank * 2 + k, fmt, kv, est.speed.decode_tok_s))
+        if found:
+            _, fmt, kv, tok_s = min(found)
+            return devices, fmt, kv, tok_s
+    return None
+
+
+def brute_force(catalog: Catalog, model: Model, q: Question) -> tuple[str, int, str, str] | None:
+    """Every accelerator × device count × format × KV cache through the full estimate; per
+    accelerator the fewest devices that meet the question, then the best format and KV cache; the
+    cheapest of those (then the fastest, then by slug): (hardware, devices, format, KV cache)."""
+    rows = []
+    for hw in catalog.hardware.values():
+        price = unit_price(catalog, hw, q)
+        best = best_on(catalog, model, hw, q) if price is not None else None
+        if price is None or best is None:
+            continue
+        devices, fmt, kv, tok_s = best
+        cost = price * math.ceil(devices / hw.chips)
+        if q.budget_usd is None or cost <= q.budget_usd:
+            rows.append((cost, -tok_s, hw.slug, devices, fmt, kv))
+    if not rows:
+        return None
+    _, _, slug, devices, fmt, kv = min(rows)
+    return slug, devices, fmt, kv
+
+
+@pytest.mark.parametrize("slug", ["qwen2-5-coder-32b-instruct", "llama-3-1-8b-instruct", "qwen3-30b-a3b"])
+@pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: f"{q.context}-{q.min_tok_s}-{q.mode}-{q.users}-{q.engine}")
+def test_first_row_equals_brute_force(catalog: Catalog, slug: str, q: Question) -> None:
+    model = catalog.model(slug)
+    found = answer(catalog, model, q)
+    first = (found[0].hardware.slug, found[0].devices, found[0].fmt, found[0].kv_dtype) if found else None
+    assert first == brute_force(catalog, model, q)
+
+
+def test_every_setup_meets_its_question_and_the_list_is_cheapest_first(catalog: Catalog) -> None:
+    model = catalog.model("qwen2-5-coder-32b-instruct")
+    q = Question(context=32768, min_tok_s=20)
+    found = answer(catalog, model, q)
+    assert found
+    for s in found:
+        assert s.est.memory.verdict != "oom" and s.est.speed.decode_tok_s >= 20
+        assert s.est.scenario.context == 32768 and s.est.scenario.gpus == s.devices
+        assert s.price is not None and s.cost_usd == s.price.usd * s.units
+    assert [s.cost_usd for s in found] == sorted(s.cost_usd for s in found)
+    assert len({s.hardware.slug for s in found}) == len(found)
+
+
+def test_the_issues_example_qwen_coder_32b_at_32k_and_20_tok_s(catalog: Catalog) -> None:
+    """The cheapest card to buy holds the model only with an 8-bit KV cache, at about 30 tok/s."""
+    first = answer(catalog, catalog.model("qwen2-5-coder-32b-instruct"), Question(32768, 20))[0]
+    assert first.devices == 1 and first.kv_dtype == "q8_0" and first.fmt == "Q4_K_M"
+    assert first.est.memory.verdict == "tight"
+    assert 20 <= first.est.speed.decode_tok_s < 40
+
+
+def test_common_answers_cover_the_models_contexts(catalog: Catalog) -> None:
+    model = catalog.model("qwen2-5-coder-32b-instruct")  # 32K maximum: 8K and 32K
+    answers = common_answers(catalog, model)
+    assert {a.question.context for a in answers} == {8192, 32768}
+    assert len(answers) == 2 * 3 * 2
+    for a in answers:
+        assert all(s.est.speed.decode_tok_s >= a.question.min_tok_s for s in a.setups)
