@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
+import functools
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
@@ -104,6 +105,7 @@ class Catalog:
             pages={lang: dict(sorted(p.items())) for lang, p in sorted((pages or {}).items())},
         )
 
+    @functools.cached_property
     def prices_as_of(self) -> dt.date | None:
         """The newest date of any price in the catalog (hardware, cloud, API): the day the catalog's
         prices describe, from which the site counts how old a price is (the same input gives the
@@ -112,9 +114,10 @@ class Catalog:
         dates += [o.date_seen for o in self.offers] + [p.date_seen for p in self.api_prices]
         return max(dates, default=None)
 
+    @functools.cached_property
     def stale_before(self) -> dt.date:
-        """Prices seen before this day are over PRICE_MAX_AGE_DAYS old (relative to :meth:`prices_as_of`)."""
-        newest = self.prices_as_of() or dt.date.min + dt.timedelta(days=PRICE_MAX_AGE_DAYS)
+        """Prices seen before this day are over PRICE_MAX_AGE_DAYS old (relative to :attr:`prices_as_of`)."""
+        newest = self.prices_as_of or dt.date.min + dt.timedelta(days=PRICE_MAX_AGE_DAYS)
         return newest - dt.timedelta(days=PRICE_MAX_AGE_DAYS)
 
     def page(self, lang: str, name: str) -> str:

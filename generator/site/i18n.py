@@ -72,11 +72,20 @@ def number_spec(lang: str) -> dict[str, Any]:
     }
 
 
+def _is_tie(value: float, digits: int) -> bool:
+    """Whether ``value`` lies exactly halfway between two numbers of ``digits`` decimals."""
+    n, d = value.as_integer_ratio()  # exact; d is a power of two
+    return bool((2 * n * 10**digits) % (2 * d) == d)
+
+
 def _fixed(value: float, digits: int) -> str:
     """``value`` with ``digits`` decimals, ties rounded away from zero on the exact binary value (as
-    JavaScript's ``toFixed`` does), ASCII grouping commas."""
-    rounded = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
-    return f"{rounded:,.{digits}f}"
+    JavaScript's ``toFixed`` does), ASCII grouping commas. Python's own formatting rounds ties to
+    even, so only exact ties take the slower decimal path."""
+    if isinstance(value, float) and _is_tie(value, digits):
+        rounded = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+        return f"{rounded:,.{digits}f}"
+    return f"{value:,.{digits}f}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -144,7 +144,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
         "rows": g.rows[hw.slug],
         "default_context": g.catalog.assumptions.default_context,
         "gpu_limit_bytes": limit,
-        "stale_before": g.catalog.stale_before(),
+        "stale_before": g.catalog.stale_before,
         "device": device_view(hw),
     }
 
@@ -158,7 +158,7 @@ def _model(_route: Route, g: ModelGroup) -> dict[str, Any]:
         "default_context": g.catalog.assumptions.default_context,
         "max_gpus": g.catalog.assumptions.max_gpus,
         "answers": g.answers,
-        "stale_before": g.catalog.stale_before(),
+        "stale_before": g.catalog.stale_before,
         **g.shared,
     }
 
@@ -188,7 +188,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "wb_steps": steps,
         "engines": list(catalog.engines.values()),
         "kv_dtypes": list(catalog.kv_dtypes.values()),
-        "stale_before": catalog.stale_before(),
+        "stale_before": catalog.stale_before,
     }
 
 

@@ -167,7 +167,7 @@ def options(catalog: Catalog, model: Model, context: int, users: int = 1, max_de
                         verdict, tok_s = fit_and_decode(model, hw, sc, facts)
                     except ScenarioError:
                         break
-                    if verdict == "oom":
+                    if tok_s is None:
                         continue
                     out.append(Option(hw, devices, fmt, engine, kv, rank * 2 + k, tok_s))
                     if profile.split != "tensor":
@@ -175,9 +175,12 @@ def options(catalog: Catalog, model: Model, context: int, users: int = 1, max_de
     return out
 
 
-def answer_from(catalog: Catalog, model: Model, q: Question, found: list[Option]) -> list[Setup]:
+def answer_from(
+    catalog: Catalog, model: Model, q: Question, found: list[Option], limit: int | None = None
+) -> list[Setup]:
     """The answer to ``q`` from the options at its context: per accelerator the fewest devices that
-    reach the speed, the best format there; priced by the question's mode; cheapest first."""
+    reach the speed, the best format there; priced by the question's mode; cheapest first (the first
+    ``limit`` of them, each with its full estimate)."""
     best: dict[str, Option] = {}
     for o in found:
         if o.decode_tok_s < q.min_tok_s or o.devices > q.max_devices or (q.engine and o.engine != q.engine):
@@ -185,12 +188,15 @@ def answer_from(catalog: Catalog, model: Model, q: Question, found: list[Option]
         current = best.get(o.hardware.slug)
         if current is None or (o.devices, o.rank) < (current.devices, current.rank):
             best[o.hardware.slug] = o
-    facts = facts_of(catalog)
-    setups = []
+    priced_options = []
     for o in best.values():
         priced = _cost(o.hardware, o.devices, q.mode, catalog)
-        if priced is None or (q.budget_usd is not None and priced[0] > q.budget_usd):
-            continue
+        if priced is not None and (q.budget_usd is None or priced[0] <= q.budget_usd):
+            priced_options.append((priced, o))
+    priced_options.sort(key=lambda po: (po[0][0], -po[1].decode_tok_s, po[1].hardware.slug))
+    facts = facts_of(catalog)
+    setups = []
+    for priced, o in priced_options[:limit]:
         sc = Scenario(
             fmt=catalog.format(o.fmt),
             kv=catalog.kv_dtype(o.kv_dtype),
@@ -202,7 +208,7 @@ def answer_from(catalog: Catalog, model: Model, q: Question, found: list[Option]
         est = estimate(model, o.hardware, sc, facts)
         units = math.ceil(o.devices / o.hardware.chips)
         setups.append(Setup(o.hardware, o.devices, units, o.fmt, o.engine, o.kv_dtype, est, *priced))
-    return sorted(setups, key=lambda s: (s.cost_usd, -s.est.speed.decode_tok_s, s.hardware.slug))
+    return setups
 
 
 def answer(catalog: Catalog, model: Model, q: Question) -> list[Setup]:
@@ -240,5 +246,5 @@ def common_answers(catalog: Catalog, model: Model) -> tuple[Answer, ...]:
         for speed in COMMON_SPEEDS:
             for mode in COMMON_MODES:
                 q = Question(context=context, min_tok_s=speed, mode=mode)
-                out.append(Answer(q, tuple(answer_from(catalog, model, q, found)[:TOP])))
+                out.append(Answer(q, tuple(answer_from(catalog, model, q, found, TOP))))
     return tuple(out)

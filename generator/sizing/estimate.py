@@ -158,15 +158,18 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         )
 
 
-def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[str, float]:
+def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[str, float | None]:
     """(verdict, decode tok/s per sequence) of ``sc``: what :func:`estimate` says of them, without the
-    rest of an estimate (for searching many setups). Raises ScenarioError like it."""
+    rest of an estimate (for searching many setups); no speed when it does not fit. Raises
+    ScenarioError like it."""
     check_scenario(model, hw, sc)
     device = device_view(hw)
     a = facts.assumptions
     params = count_params(model)
     weights = weight_bytes(params, sc.fmt)
     verdict = memory(model, weights, device, sc, a.verdict_tight_fraction).verdict
+    if verdict == "oom":
+        return verdict, None
     cal, _ = calibration_for(facts, sc.engine.name, device, model)
     return verdict, _speed(model, params, weights, device, sc, a, cal).decode_tok_s
 
@@ -250,7 +253,16 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
         speed=spd,
         speed_range=speed_range(spd, *ratio_ranges(facts.calibration)),
         calibration_note=note,
-        cost=cost(hw, model.slug, sc.gpus, spd.decode_tok_s_aggregate, facts.offers, facts.api_prices, a, chips),
+        cost=cost(
+            hw,
+            model.slug,
+            sc.gpus,
+            spd.decode_tok_s_aggregate,
+            facts.offers_for(hw.slug),
+            facts.api_prices_for(model.slug),
+            a,
+            chips,
+        ),
         warnings=tuple(warnings),
         assumptions=a,
     )

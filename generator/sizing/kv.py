@@ -47,6 +47,8 @@ def state_bytes_per_seq_layer(model: Model, kind: LayerKind, engine: EngineProfi
 
 def state_bytes_per_seq(model: Model, engine: EngineProfile) -> float:
     """Bytes of recurrent state one sequence holds over all layers (read in full every step)."""
+    if model.attention.linear is None and model.attention.mamba is None:
+        return 0.0  # attention layers only: no state (the sum below would add up zeros)
     return sum(state_bytes_per_seq_layer(model, kind, engine) for kind in layer_kinds(model))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -65,6 +66,28 @@ class Facts:
     calibration: Calibration | None
     offers: tuple[CloudOffer, ...] = ()
     api_prices: tuple[ApiPrice, ...] = ()
+
+    @functools.cached_property
+    def _offers_by_hardware(self) -> dict[str, tuple[CloudOffer, ...]]:
+        by: dict[str, list[CloudOffer]] = {}
+        for o in self.offers:
+            by.setdefault(o.hardware, []).append(o)
+        return {k: tuple(v) for k, v in by.items()}
+
+    @functools.cached_property
+    def _api_by_model(self) -> dict[str, tuple[ApiPrice, ...]]:
+        by: dict[str, list[ApiPrice]] = {}
+        for p in self.api_prices:
+            by.setdefault(p.model, []).append(p)
+        return {k: tuple(v) for k, v in by.items()}
+
+    def offers_for(self, hardware: str) -> tuple[CloudOffer, ...]:
+        """The cloud offers of one accelerator, in catalog order."""
+        return self._offers_by_hardware.get(hardware, ())
+
+    def api_prices_for(self, model: str) -> tuple[ApiPrice, ...]:
+        """The API prices of one model, in catalog order."""
+        return self._api_by_model.get(model, ())
 
 
 def hardware_class(hw: Hardware) -> str:
