@@ -258,3 +258,16 @@ def test_pages_run_under_their_content_security_policy(page: Any, base_url: str)
     page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
     page.wait_for_selector("#workbench[data-ready]")
     assert problems == []
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "zh"])
+def test_first_phone_screen_answers_fit_speed_and_cost(browser: Any, base_url: str, lang: str) -> None:
+    """On a 375 × 667 phone the pair page's first screen shows the verdict, decode speed and cost."""
+    context = browser.new_context(viewport={"width": 375, "height": 667})
+    page = context.new_page()
+    page.goto(f"{base_url}/{lang}/models/{MODEL}/{HARDWARE}/")
+    for key in ("verdict", "decode_tok_s", "ttft_s", "usd_per_mtok"):
+        box = page.locator(f"#banner [data-field={key}]").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 667, (lang, key, box)
+    assert page.inner_text("#banner [data-field=decode_tok_s]").endswith("tok/s")
+    context.close()
