@@ -23,10 +23,10 @@ from generator.site.charts import speed_chart
 from generator.site.hardware_page import HardwareRow, related_hardware
 from generator.site.i18n import LANGS, number_spec, translations
 from generator.site.model_page import footprint, kv_rows, model_facts, need_table, related_models
-from generator.site.pair_page import PairData, Recommendation, context_steps, pair_data, recommendations
+from generator.site.pair_page import PairData, context_steps, pair_data
 from generator.site.render import render_markdown
 from generator.site.routes import Route, page_path
-from generator.site.setups import Answer, common_answers
+from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
 from generator.sizing.devices import device_view
 from generator.sizing.params import count_params
 from generator.sizing.scenario import DEFAULT_FORMAT
@@ -46,7 +46,7 @@ class ModelGroup:
     catalog: Catalog
     model: Model
     pairs: tuple[PairData, ...]
-    recs: tuple[Recommendation, ...]
+    recs: tuple[Pick, ...]
     shared: Mapping[str, Any]
     related_hardware: Mapping[str, list[Hardware]]
     related_models: list[Model]
@@ -61,12 +61,12 @@ class ModelGroup:
         reference = catalog.hardware.get(FOOTPRINT_REFERENCE) or next(iter(catalog.hardware.values()))
         need_hw = [h for h in NEED_HARDWARE if h in catalog.hardware] or list(catalog.hardware)[:4]
         b = badges.badge(pairs)
+        answers, recs = common_answers(catalog, model)
         hardware = list(catalog.hardware.values())
         return cls(
             catalog=catalog,
             model=model,
             pairs=pairs,
-            recs=recommendations(pairs),
             shared={
                 "facts": model_facts(catalog, model),
                 "footprint": footprint(catalog, model, reference),
@@ -80,7 +80,8 @@ class ModelGroup:
             related_hardware={hw.slug: related_hardware(hw, hardware) for hw in hardware},
             related_models=related_models(model, list(catalog.models.values())),
             asset_urls=asset_urls,
-            answers=common_answers(catalog, model),
+            answers=answers,
+            recs=recs,
         )
 
     def pair(self, hardware: str) -> PairData:
@@ -154,6 +155,7 @@ def _model(_route: Route, g: ModelGroup) -> dict[str, Any]:
         "model": g.model,
         "pairs": list(g.pairs),
         "recs": g.recs,
+        "pick_tok_s": PICK_TOK_S,
         "default_format": DEFAULT_FORMAT,
         "default_context": g.catalog.assumptions.default_context,
         "max_gpus": g.catalog.assumptions.max_gpus,
@@ -180,6 +182,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
     return {
         "p": p,
         "recs": g.recs,
+        "pick_tok_s": PICK_TOK_S,
         "assumptions": catalog.assumptions,
         "max_gpus": catalog.assumptions.max_gpus,
         "related_hardware": g.related_hardware[p.hardware.slug],

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from generator.content.catalog import Catalog
-from generator.content.schema import CloudOffer, EngineProfile, Hardware, HardwareKind, Model, QuantFormat
+from generator.content.schema import CloudOffer, EngineProfile, Hardware, Model, QuantFormat
 from generator.site.charts import LineChart, MemoryChart, context_chart, memory_bars
 from generator.site.commands import Command, commands
 from generator.sizing.estimate import Estimate, ScenarioError, estimate
@@ -154,36 +154,3 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
         chart=context_chart(contexts, est.memory.usable_bytes),
         finetune_gpus=(ft[0], ft[1], ft[2]),
     )
-
-
-@dataclasses.dataclass(frozen=True)
-class Recommendation:
-    """A hardware suggestion for a model, with the estimate that earns it."""
-
-    key: str
-    hardware: Hardware
-    est: Estimate
-    usd_per_mtok: float | None = None
-
-
-def recommendations(pairs: Iterable[PairData]) -> tuple[Recommendation, ...]:
-    """Best single GPU, best value, best Apple machine and cheapest cloud for one model (default scenario)."""
-    fits = [p for p in pairs if p.est.memory.verdict != "oom"]
-    out: list[Recommendation] = []
-    gpus = [p for p in fits if p.hardware.kind not in (HardwareKind.apple_unified, HardwareKind.unified_apu)]
-    if gpus:
-        best = max(gpus, key=lambda p: (p.est.speed.decode_tok_s, p.hardware.slug))
-        out.append(Recommendation("fastest", best.hardware, best.est))
-    priced = [p for p in fits if p.hardware.price]
-    if priced:
-        value = max(priced, key=lambda p: (p.est.speed.decode_tok_s / p.hardware.price.usd, p.hardware.slug))  # type: ignore[union-attr]
-        out.append(Recommendation("value", value.hardware, value.est))
-    apple = [p for p in fits if p.hardware.kind is HardwareKind.apple_unified]
-    if apple:
-        cheapest_mac = max(apple, key=lambda p: (p.est.speed.decode_tok_s, p.hardware.slug))
-        out.append(Recommendation("apple", cheapest_mac.hardware, cheapest_mac.est))
-    cloud = [p for p in fits if p.est.cost.usd_per_mtok is not None]
-    if cloud:
-        c = min(cloud, key=lambda p: (p.est.cost.usd_per_mtok or math.inf, p.hardware.slug))
-        out.append(Recommendation("cloud", c.hardware, c.est, c.est.cost.usd_per_mtok))
-    return tuple(out)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Literal
 
 from generator.content.catalog import Catalog
@@ -238,13 +238,56 @@ def common_contexts(model: Model) -> tuple[int, ...]:
     return tuple(sorted({min(c, top) for c in COMMON_CONTEXTS}))
 
 
-def common_answers(catalog: Catalog, model: Model) -> tuple[Answer, ...]:
-    """Answers to the common questions: each common context × speed × buy or rent, one user."""
+def common_answers(catalog: Catalog, model: Model) -> tuple[tuple[Answer, ...], tuple[Pick, ...]]:
+    """Answers to the common questions (each common context × speed × buy or rent, one user) and the
+    buyer's picks, from one search per context."""
+    found = {context: options(catalog, model, context) for context in common_contexts(model)}
     out = []
-    for context in common_contexts(model):
-        found = options(catalog, model, context)
+    for context, at in found.items():
         for speed in COMMON_SPEEDS:
             for mode in COMMON_MODES:
                 q = Question(context=context, min_tok_s=speed, mode=mode)
-                out.append(Answer(q, tuple(answer_from(catalog, model, q, found, TOP))))
+                out.append(Answer(q, tuple(answer_from(catalog, model, q, at, TOP))))
+    return tuple(out), picks(catalog, model, found)
+
+
+# The buyer's picks are for one user reading as fast as text appears: this decode speed.
+PICK_TOK_S = 10.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    """A recommendation: the cheapest setup of one kind (new card, used card, Mac, cloud, long context)."""
+
+    key: Literal["new", "used", "apple", "cloud", "long"]
+    setup: Setup
+
+
+def picks(catalog: Catalog, model: Model, found: dict[int, list[Option]]) -> tuple[Pick, ...]:
+    """The cheapest new single card, used single card, Mac, rental, and buy at the longest common
+    context, each reaching PICK_TOK_S for one user; at the first common context unless said."""
+    contexts = sorted(found)
+    short, long = contexts[0], contexts[-1]
+
+    def card(o: Option) -> bool:
+        return o.devices == o.hardware.chips and o.hardware.kind not in SINGLE
+
+    def mac(o: Option) -> bool:
+        return o.hardware.kind is HardwareKind.apple_unified
+
+    wanted: tuple[tuple[Literal["new", "used", "apple", "cloud", "long"], int, Mode, Callable[[Option], bool]], ...] = (
+        ("new", short, "buy", card),
+        ("used", short, "used", card),
+        ("apple", short, "buy", mac),
+        ("cloud", short, "rent", lambda _o: True),
+        ("long", long, "buy", lambda _o: True),
+    )
+    out = []
+    for key, context, mode, keep in wanted:
+        if key == "long" and long == short:
+            continue
+        q = Question(context=context, min_tok_s=PICK_TOK_S, mode=mode)
+        best = answer_from(catalog, model, q, [o for o in found[context] if keep(o)], 1)
+        if best:
+            out.append(Pick(key, best[0]))
     return tuple(out)
