@@ -30,7 +30,7 @@ from typing import Any
 from generator.content.catalog import Catalog
 from generator.publish import incremental, outdir
 from generator.site import api, badges, pages, routes, sitemap
-from generator.site.browser_data import shared_data
+from generator.site.browser_data import finder_data, shared_data
 from generator.site.hardware_page import HardwareRow, hardware_rows
 from generator.site.i18n import LANGS
 from generator.site.pages import ModelGroup, SiteGroup
@@ -76,6 +76,8 @@ def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     out["search-index"] = fingerprint("search-index.json", search_index(catalog))
     shared = json.dumps(shared_data(catalog), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
     out["sizing-data"] = fingerprint("sizing-data.json", shared)
+    finder = json.dumps(finder_data(catalog), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    out["finder-data"] = fingerprint("finder-data.json", finder)
     return out
 
 

@@ -12,6 +12,7 @@ from generator.content.schema import Hardware, Model
 from generator.site.charts import MEMORY_CHART, bars_of
 from generator.site.commands import CommandInputs, launch_command
 from generator.site.i18n import LANGS, NumberFormat, number_spec
+from generator.site.setups import CANDIDATES, KV8, SINGLE
 from generator.sizing.estimate import ScenarioError, estimate, ratio_ranges
 from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario
 
@@ -96,7 +97,23 @@ def hardware_data(hw: Hardware) -> dict[str, Any]:
     """A hardware entry's facts for the browser, with the price of a new unit the sizing model uses."""
     data = hw.model_dump(mode="json", exclude={"sources", "notes", "prices"})
     data["price"] = hw.price.model_dump(mode="json", exclude={"source", "notes"}) if hw.price else None
+    data["used_price"] = hw.used_price.model_dump(mode="json", exclude={"source", "notes"}) if hw.used_price else None
     return data
+
+
+def finder_data(catalog: Catalog) -> dict[str, Any]:
+    """What the model pages' finder (static/finder.js) needs beyond sizing-data.json: every accelerator,
+    every cloud offer, and setups.py's rules (the formats a person would run, the 8-bit KV caches,
+    the machines that are one device)."""
+    return {
+        "hardware": [hardware_data(hw) for hw in catalog.hardware.values()],
+        "offers": [o.model_dump(mode="json", exclude={"notes", "source"}) for o in catalog.offers],
+        "rules": {
+            "candidates": [list(c) for c in CANDIDATES],
+            "kv8": KV8,
+            "single": [kind.value for kind in SINGLE],
+        },
+    }
 
 
 def pair_data_json(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, Any]:

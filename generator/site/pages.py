@@ -18,7 +18,7 @@ from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
 from generator.site import badges
 from generator.site.accuracy import AccuracyData, accuracy_data
-from generator.site.browser_data import pair_data_json
+from generator.site.browser_data import model_data, pair_data_json
 from generator.site.charts import speed_chart
 from generator.site.hardware_page import HardwareRow, related_hardware
 from generator.site.i18n import LANGS, number_spec, translations
@@ -150,7 +150,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
     }
 
 
-def _model(_route: Route, g: ModelGroup) -> dict[str, Any]:
+def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
     return {
         "model": g.model,
         "pairs": list(g.pairs),
@@ -160,6 +160,20 @@ def _model(_route: Route, g: ModelGroup) -> dict[str, Any]:
         "default_context": g.catalog.assumptions.default_context,
         "max_gpus": g.catalog.assumptions.max_gpus,
         "answers": g.answers,
+        "finder_steps": list(context_steps(g.model)),
+        "finder_engines": [g.catalog.engines[e] for e in ("llama.cpp", "vllm", "mlx") if e in g.catalog.engines],
+        "finder_page": {
+            "lang": route.lang,
+            "model": model_data(g.model),
+            "artifacts": g.model.artifacts.model_dump(mode="json"),
+            "number_spec": number_spec(route.lang),
+            "sizing_url": g.asset_urls["sizing.js"],
+            "display_url": g.asset_urls["display.js"],
+            "finder_url": g.asset_urls["finder.js"],
+            "shared_url": g.asset_urls["sizing-data"],
+            "finder_data_url": g.asset_urls["finder-data"],
+            "pair_base": page_path("model", route.lang, g.model.slug),
+        },
         "stale_before": g.catalog.stale_before,
         **g.shared,
     }

@@ -1,0 +1,159 @@
+// @ts-check
+// The buyer's answer in the browser: generator/site/setups.py line by line (the parity vectors and a
+// browser test check that both give the same first rows). For a model and a question (context, speed
+// per user, users, buy new / used / rent, most devices, budget, engine) it lists every accelerator's
+// cheapest setup: the fewest devices that hold the model and reach the speed, the best format there
+// with a published checkpoint, the engine's default KV cache or its 8-bit one. No DOM.
+
+/**
+ * @typedef {import("./sizing.js").Model} Model
+ * @typedef {import("./sizing.js").Hardware} Hardware
+ * @typedef {import("./sizing.js").QuantFormat} QuantFormat
+ * @typedef {import("./sizing.js").EngineProfile} EngineProfile
+ * @typedef {import("./sizing.js").KVDtype} KVDtype
+ * @typedef {import("./sizing.js").CloudOffer} CloudOffer
+ * @typedef {import("./sizing.js").Estimate} Estimate
+ * @typedef {import("./sizing.js").Facts} Facts
+ * @typedef {import("./display.js").Artifacts} Artifacts
+ * @typedef {{ usd: number, date: string, kind: string }} UnitPrice
+ * @typedef {Hardware & { used_price: UnitPrice | null }} FinderHardware
+ * @typedef {{ candidates: [string, string][], kv8: Record<string, string>, single: string[] }} Rules setups.py's tables
+ * @typedef {{ formats: QuantFormat[], engines: EngineProfile[], kv_cache: KVDtype[],
+ *   family_engine: Record<string, string>, hardware: FinderHardware[], offers: CloudOffer[], rules: Rules }} FinderData
+ * @typedef {{ context: number, min_tok_s: number, users: number, mode: "buy" | "used" | "rent",
+ *   max_devices: number, budget_usd: number | null, engine: string | null }} Question
+ * @typedef {{ hardware: FinderHardware, devices: number, fmt: string, engine: string, kv_dtype: string, rank: number,
+ *   decode_tok_s: number }} Option
+ * @typedef {{ hardware: FinderHardware, devices: number, units: number, fmt: string, engine: string, kv_dtype: string,
+ *   est: Estimate, cost_usd: number, price: UnitPrice | null, usd_per_hour: number | null }} Setup
+ */
+
+/**
+ * Whether a checkpoint of the format is published for the model (16-bit weights: the model's own).
+ * @param {Artifacts} art
+ * @param {string} fmt
+ * @param {string} family
+ */
+function available(art, fmt, family) {
+  if (family === "gguf") return art.gguf.length > 0;
+  if (family === "mlx") return art.mlx.length > 0;
+  if (fmt === "AWQ") return art.awq.length > 0;
+  if (fmt === "GPTQ") return art.gptq.length > 0;
+  return true;
+}
+
+/**
+ * Device counts to try, fewest first: whole cards of a multi-chip entry, one machine of a single one.
+ * @param {typeof import("./sizing.js")} sizing
+ * @param {Model} model
+ * @param {FinderHardware} hw
+ * @param {EngineProfile} engine
+ * @param {Rules} rules
+ * @param {number} maxDevices
+ */
+function deviceCounts(sizing, model, hw, engine, rules, maxDevices) {
+  if (rules.single.includes(hw.kind)) return [hw.chips];
+  const out = [];
+  for (let n = hw.chips; n <= maxDevices; n += hw.chips) if (sizing.tpValid(model, engine, n)) out.push(n);
+  return out;
+}
+
+/**
+ * Every (accelerator, devices, format, KV cache) that holds the model at `context` for `users`.
+ * @param {typeof import("./sizing.js")} sizing
+ * @param {FinderData} data
+ * @param {Facts} facts
+ * @param {Model} model
+ * @param {Artifacts} art
+ * @param {number} context
+ * @param {number} users
+ * @param {number} maxDevices
+ * @returns {Option[]}
+ */
+export function options(sizing, data, facts, model, art, context, users, maxDevices) {
+  /** @type {Option[]} */
+  const out = [];
+  for (const hw of data.hardware) {
+    data.rules.candidates.forEach(([fmtName, engineName], rank) => {
+      const fmt = data.formats.find((f) => f.name === fmtName);
+      const engine = data.engines.find((e) => e.name === engineName);
+      if (!fmt || !engine || !engine.hardware_kinds.includes(hw.kind) || !available(art, fmtName, fmt.family)) return;
+      const kvs = [engine.default_kv_dtype, ...(data.rules.kv8[engineName] ? [data.rules.kv8[engineName]] : [])];
+      kvs.forEach((kvName, k) => {
+        const kv = /** @type {KVDtype} */ (data.kv_cache.find((x) => x.name === kvName));
+        for (const devices of deviceCounts(sizing, model, hw, engine, data.rules, maxDevices)) {
+          const sc = { fmt, kv, engine, context, batch: users, gpus: devices, offload: 0 };
+          if (sizing.checkScenario(model, hw, sc)) break;
+          const est = sizing.estimate(model, hw, sc, facts);
+          if (est.verdict === "oom") continue;
+          out.push({ hardware: hw, devices, fmt: fmtName, engine: engineName, kv_dtype: kvName, rank: rank * 2 + k,
+            decode_tok_s: est.decode_tok_s });
+          if (engine.split !== "tensor") break;
+        }
+      });
+    });
+  }
+  return out;
+}
+
+/**
+ * What `mode` costs for `devices` devices of `hw` ($, or $/hour to rent), the price used, $/hour; or null.
+ * @param {FinderHardware} hw
+ * @param {number} devices
+ * @param {Question["mode"]} mode
+ * @param {CloudOffer[]} offers
+ * @returns {[number, UnitPrice | null, number | null] | null}
+ */
+function costOf(hw, devices, mode, offers) {
+  const units = Math.ceil(devices / hw.chips);
+  if (mode === "rent") {
+    const all = offers.filter((o) => o.hardware === hw.slug);
+    const plain = all.filter((o) => o.billing === "on_demand" || o.billing === "community");
+    const mine = plain.length ? plain : all;
+    if (!mine.length) return null;
+    const hourly = Math.min(...mine.map((o) => o.usd_per_hour / o.gpus)) * units;
+    return [hourly, null, hourly];
+  }
+  const price = mode === "used" ? hw.used_price : hw.price;
+  return price ? [price.usd * units, price, null] : null;
+}
+
+/**
+ * The answer to `q` from the options at its context, cheapest first (the first `limit` with estimates).
+ * @param {typeof import("./sizing.js")} sizing
+ * @param {FinderData} data
+ * @param {Facts} facts
+ * @param {Model} model
+ * @param {Question} q
+ * @param {Option[]} found
+ * @param {number} [limit]
+ * @returns {Setup[]}
+ */
+export function answer(sizing, data, facts, model, q, found, limit) {
+  /** @type {Map<string, Option>} */
+  const best = new Map();
+  for (const o of found) {
+    if (o.decode_tok_s < q.min_tok_s || o.devices > q.max_devices || (q.engine && o.engine !== q.engine)) continue;
+    const current = best.get(o.hardware.slug);
+    if (!current || o.devices < current.devices || (o.devices === current.devices && o.rank < current.rank)) {
+      best.set(o.hardware.slug, o);
+    }
+  }
+  /** @type {[[number, UnitPrice | null, number | null], Option][]} */
+  const priced = [];
+  for (const o of best.values()) {
+    const c = costOf(o.hardware, o.devices, q.mode, data.offers);
+    if (c && (q.budget_usd == null || c[0] <= q.budget_usd)) priced.push([c, o]);
+  }
+  priced.sort((a, b) => a[0][0] - b[0][0] || b[1].decode_tok_s - a[1].decode_tok_s ||
+    (a[1].hardware.slug < b[1].hardware.slug ? -1 : a[1].hardware.slug > b[1].hardware.slug ? 1 : 0));
+  return priced.slice(0, limit ?? priced.length).map(([[cost, price, hourly], o]) => {
+    const sc = { fmt: /** @type {QuantFormat} */ (data.formats.find((f) => f.name === o.fmt)),
+      kv: /** @type {KVDtype} */ (data.kv_cache.find((k) => k.name === o.kv_dtype)),
+      engine: /** @type {EngineProfile} */ (data.engines.find((e) => e.name === o.engine)),
+      context: q.context, batch: q.users, gpus: o.devices, offload: 0 };
+    return { hardware: o.hardware, devices: o.devices, units: Math.ceil(o.devices / o.hardware.chips), fmt: o.fmt,
+      engine: o.engine, kv_dtype: o.kv_dtype, est: sizing.estimate(model, o.hardware, sc, facts), cost_usd: cost,
+      price, usd_per_hour: hourly };
+  });
+}
