@@ -122,14 +122,32 @@ async function main(root, pageEl) {
     return tr;
   }
 
-  function update() {
-    const q = question();
+  /**
+   * The options of a question's context, users and devices, computed a few accelerators at a time so
+   * the page stays responsive (the same list, in the same order, as one call over all of them).
+   * @param {Question} q
+   */
+  async function optionsFor(q) {
     const key = `${q.context}|${q.users}|${q.max_devices}`;
-    let found = cache.get(key);
-    if (!found) {
-      found = finder.options(sizing, data, facts, page.model, page.artifacts, q.context, q.users, q.max_devices);
-      cache.set(key, found);
+    const known = cache.get(key);
+    if (known) return known;
+    /** @type {Option[]} */
+    const found = [];
+    for (let i = 0; i < data.hardware.length; i += 8) {
+      const slice = { ...data, hardware: data.hardware.slice(i, i + 8) };
+      found.push(...finder.options(sizing, slice, facts, page.model, page.artifacts, q.context, q.users, q.max_devices));
+      await new Promise((resolve) => setTimeout(resolve, 0));
     }
+    cache.set(key, found);
+    return found;
+  }
+
+  let pending = 0;
+  async function update() {
+    const ticket = ++pending;
+    const q = question();
+    const found = await optionsFor(q);
+    if (ticket !== pending) return; // a newer question is being answered
     const setups = finder.answer(sizing, data, facts, page.model, q, found, 15);
     body.replaceChildren(...setups.map((s) => row(s, q)));
     table.hidden = setups.length === 0;
@@ -151,7 +169,9 @@ async function main(root, pageEl) {
   let timer;
   form.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(update, 150); });
   form.addEventListener("submit", (ev) => { ev.preventDefault(); update(); });
-  update();
+  // A shared link carries a question: answer it at once. Otherwise the page's table of common questions
+  // answers, and the search over the whole catalog waits for the reader's first change.
+  if (FIELDS.some((name) => params.has(name))) await update();
   root.dataset.ready = "1";
 }
 
