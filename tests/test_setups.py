@@ -19,6 +19,7 @@ QUESTIONS = (
     Question(context=32768, min_tok_s=10, users=4),
     Question(context=8192, min_tok_s=20, budget_usd=1500),
     Question(context=16384, min_tok_s=15, engine="vllm", mode="rent"),
+    Question(context=8192, min_tok_s=15, mode="used", max_devices=2),
 )
 
 
