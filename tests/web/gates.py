@@ -177,21 +177,22 @@ def lighthouse(url: str, out: Path) -> dict[str, int]:
     flags = " ".join(["--headless=new", "--no-sandbox", *CHROME_FLAGS])
     out.mkdir(parents=True, exist_ok=True)
     report = out / (urllib.parse.urlsplit(url).path.strip("/").replace("/", "_") or "root")
-    subprocess.run(
-        [
-            str(LIGHTHOUSE),
-            url,
-            "--quiet",
-            f"--chrome-flags={flags}",
-            "--only-categories=performance,accessibility,best-practices,seo",
-            "--output=json",
-            f"--output-path={report}.json",
-        ],
-        check=True,
-        env=env,
-        capture_output=True,
-        timeout=180,
-    )
+    command = [
+        str(LIGHTHOUSE),
+        url,
+        "--quiet",
+        f"--chrome-flags={flags}",
+        "--only-categories=performance,accessibility,best-practices,seo",
+        "--output=json",
+        f"--output-path={report}.json",
+    ]
+    # A run that crashes (Chromium failing to start or to connect) is retried once; a low score is not.
+    for attempt in (1, 2):
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
+        if done.returncode == 0:
+            break
+        if attempt == 2:
+            raise RuntimeError(f"lighthouse failed twice on {url}:\n{done.stderr[-2000:]}")
     data = json.loads(Path(f"{report}.json").read_text())
     return {k: round(c["score"] * 100) for k, c in data["categories"].items()}
 
