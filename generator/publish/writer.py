@@ -112,6 +112,11 @@ def jsonld(route: Route, title: str, breadcrumbs: list[tuple[str, str]], setting
     }
 
 
+def published(html: str, settings: Settings) -> bytes:
+    """A rendered page as it is written: minified, except for the readable golden fixtures."""
+    return (minify(html) if settings.minify else html).encode()
+
+
 def render_page(route: Route, group: ModelGroup | SiteGroup, settings: Settings) -> Output:
     """Render one HTML page from the page table: its template, title, breadcrumbs and context."""
     catalog = group.catalog
@@ -127,7 +132,7 @@ def render_page(route: Route, group: ModelGroup | SiteGroup, settings: Settings)
         engine_version=SIZING_VERSION,
         **pages.context(route, group),
     )
-    return route.file, (minify(html) if settings.minify else html).encode()
+    return route.file, published(html, settings)
 
 
 def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list[Output], list[HardwareRow]]:
@@ -162,7 +167,7 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
         yield f"api/v1/schema/{name}.json", dump(schema.model_json_schema())
     for name, template in (("index.html", "root.html"), ("404.html", "404.html")):
         html = render(template, "en", base_url=settings.base_url, assets=settings.assets)
-        yield name, (minify(html) if settings.minify else html).encode()
+        yield name, published(html, settings)
 
 
 def csp_hash(text: str) -> str:

@@ -75,11 +75,6 @@ class Setup:
         """Cost per token per second of aggregate decode (all users together)."""
         return self.cost_usd / self.est.speed.decode_tok_s_aggregate
 
-    @property
-    def margin_bytes(self) -> int:
-        """Usable memory left over."""
-        return self.est.memory.headroom_bytes
-
 
 def _available(model: Model, fmt: str, family: FormatFamily) -> bool:
     """Whether a checkpoint of ``fmt`` is published for the model (16-bit weights: the model's own)."""
