@@ -18,6 +18,7 @@ from babel.messages.pofile import read_po
 
 from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
+from generator.publish import writer
 from generator.publish.writer import build
 from generator.site.api import SCHEMAS
 from generator.site.render import minify
@@ -100,7 +101,14 @@ def test_published_pages_are_the_golden_pages_minified(tmp_path: Path) -> None:
     published, readable = files(tmp_path / "min"), files(GOLDEN_DIST)
     assert sorted(published) == sorted(readable)
     for name, data in readable.items():
-        expected = minify(data.decode()).encode() if name.endswith(".html") else data
+        if name.startswith("assets/"):  # published as they are in both
+            expected = data
+        elif name.endswith(".html"):
+            expected = minify(data.decode()).encode()
+        elif name.endswith(".json"):
+            expected = writer.dump(json.loads(data), compact=True)
+        else:
+            expected = data
         assert published[name] == expected, name
 
 
@@ -165,7 +173,7 @@ def test_pair_json_has_the_estimate_keys_as_integers(site: Path) -> None:
 
 @pytest.mark.slow  # the full-catalog build
 def test_sitemaps_parse_and_list_every_page(site: Path) -> None:
-    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
     index = ET.parse(site / "sitemap.xml").getroot()
     locs = [e.text or "" for e in index.findall("s:sitemap/s:loc", ns)]
     urls = []
@@ -175,7 +183,6 @@ def test_sitemaps_parse_and_list_every_page(site: Path) -> None:
         assert len(entries) <= 50_000
         for u in entries:
             urls.append(u.find("s:loc", ns).text)  # type: ignore[union-attr]
-            assert len(u.findall("x:link", ns)) == 4
     pages = {f"https://sizewise.example/{p.parent.relative_to(site)}/" for p in site.glob("*/**/index.html")}
     assert set(urls) == pages
     assert "Sitemap: https://sizewise.example/sitemap.xml" in (site / "robots.txt").read_text()

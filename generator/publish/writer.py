@@ -29,10 +29,11 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.publish import incremental, outdir
+from generator.publish.progress import Progress
 from generator.site import api, badges, pages, routes, sitemap
 from generator.site.browser_data import finder_data, shared_data
 from generator.site.hardware_page import HardwareRow, hardware_rows
-from generator.site.i18n import LANGS
+from generator.site.i18n import LANGS, number_spec
 from generator.site.pages import ModelGroup, SiteGroup
 from generator.site.render import NOSCRIPT_CSS, minify, render
 from generator.site.routes import Route
@@ -58,16 +59,31 @@ class Settings:
     minify: bool = True
 
 
-def dump(data: Any) -> bytes:
-    """Canonical JSON: sorted keys, two-space indent, UTF-8, trailing newline."""
-    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n").encode()
+def dump(data: Any, compact: bool = True) -> bytes:
+    """Canonical JSON: sorted keys, UTF-8, trailing newline. As published it is compact (browsers and
+    ``jq`` indent it for reading) and floats keep 6 significant digits, far finer than any estimate's
+    accuracy; the readable golden fixtures keep a two-space indent and every digit."""
+    if compact:
+        text = json.dumps(_rounded(data), sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    else:
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False, indent=2)
+    return (text + "\n").encode()
+
+
+def _rounded(data: Any) -> Any:
+    """``data`` with every float rounded to 6 significant digits."""
+    if isinstance(data, float):
+        return float(f"{data:.6g}")
+    if isinstance(data, dict):
+        return {k: _rounded(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_rounded(v) for v in data]
+    return data
 
 
 def fingerprint(name: str, data: bytes) -> tuple[str, bytes]:
     """``/assets/<stem>.<hash><suffix>`` for content that may be cached forever."""
-    stem, dot, suffix = name.rpartition(".")
-    digest = hashlib.sha256(data).hexdigest()[:10]
-    return f"/assets/{stem}.{digest}{dot}{suffix}", data
+    return routes.asset(name, data), data
 
 
 def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
@@ -78,7 +94,32 @@ def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     out["sizing-data"] = fingerprint("sizing-data.json", shared)
     finder = json.dumps(finder_data(catalog), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
     out["finder-data"] = fingerprint("finder-data.json", finder)
+    urls = {
+        "sizing_url": out["sizing.js"][0],
+        "display_url": out["display.js"][0],
+        "shared_url": out["sizing-data"][0],
+        "finder_data_url": out["finder-data"][0],
+    }
+    for lang in LANGS:
+        out[f"workbench-ui-{lang}"] = fingerprint(f"workbench-ui-{lang}.html", workbench_ui(catalog, lang, urls))
     return out
+
+
+def workbench_ui(catalog: Catalog, lang: str, urls: dict[str, str]) -> bytes:
+    """The workbench's controls, messages and the URLs of what it loads, in one language: the same on
+    every pair page, so they are one cached file that static/workbench.js inserts rather than 7 KB of
+    every page."""
+    html = render(
+        "_workbench.html",
+        lang,
+        formats=list(catalog.formats.values()),
+        engines=list(catalog.engines.values()),
+        kv_dtypes=list(catalog.kv_dtypes.values()),
+        max_gpus=catalog.assumptions.max_gpus,
+        number_spec=number_spec(lang),
+        asset_urls=urls,
+    )
+    return minify(html).encode()
 
 
 def search_index(catalog: Catalog) -> bytes:
@@ -89,25 +130,14 @@ def search_index(catalog: Catalog) -> bytes:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
-def jsonld(route: Route, title: str, breadcrumbs: list[tuple[str, str]], settings: Settings) -> dict[str, Any]:
-    """schema.org TechArticle + BreadcrumbList for a page."""
+def jsonld(breadcrumbs: list[tuple[str, str]], settings: Settings) -> dict[str, Any]:
+    """schema.org BreadcrumbList of a page (its title, description and URL are in the head already)."""
     return {
         "@context": "https://schema.org",
-        "@graph": [
-            {
-                "@type": "TechArticle",
-                "headline": title,
-                "inLanguage": route.lang,
-                "url": settings.base_url + route.path,
-                "publisher": {"@type": "Organization", "name": "Sizewise"},
-            },
-            {
-                "@type": "BreadcrumbList",
-                "itemListElement": [
-                    {"@type": "ListItem", "position": i + 1, "name": name, "item": settings.base_url + href}
-                    for i, (name, href) in enumerate(breadcrumbs)
-                ],
-            },
+        "@type": "BreadcrumbList",
+        "itemListElement": [
+            {"@type": "ListItem", "position": i + 1, "name": name, "item": settings.base_url + href}
+            for i, (name, href) in enumerate(breadcrumbs)
         ],
     }
 
@@ -128,7 +158,8 @@ def render_page(route: Route, group: ModelGroup | SiteGroup, settings: Settings)
         base_url=settings.base_url,
         assets=settings.assets,
         breadcrumbs=crumbs,
-        jsonld=jsonld(route, pages.title(route, catalog), crumbs, settings),
+        # Pair pages are most of the site: their breadcrumb is in the markup and the URL alone.
+        jsonld=None if route.kind == "pair" else jsonld(crumbs, settings),
         engine_version=SIZING_VERSION,
         **pages.context(route, group),
     )
@@ -138,16 +169,29 @@ def render_page(route: Route, group: ModelGroup | SiteGroup, settings: Settings)
 def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list[Output], list[HardwareRow]]:
     """Everything of one model's build group, and the rows its pairs contribute to hardware pages."""
     group = ModelGroup.build(catalog, slug, settings.assets)
-    out: list[Output] = []
+    out: list[Output] = [(group.asset[0].lstrip("/"), group.asset[1])]
     for p in group.pairs:
-        out.append((routes.api_pair(slug, p.hardware.slug).lstrip("/"), dump(api.pair_json(p).model_dump(mode="json"))))
-    out.append((routes.api_model(slug).lstrip("/"), dump(api.model_json(list(group.pairs)).model_dump(mode="json"))))
+        out.append(
+            (
+                routes.api_pair(slug, p.hardware.slug).lstrip("/"),
+                dump(api.pair_json(p).model_dump(mode="json"), settings.minify),
+            )
+        )
     out.append(
-        (routes.api_setups(slug).lstrip("/"), dump(api.setups_json(slug, group.answers).model_dump(mode="json")))
+        (
+            routes.api_model(slug).lstrip("/"),
+            dump(api.model_json(list(group.pairs)).model_dump(mode="json"), settings.minify),
+        )
+    )
+    out.append(
+        (
+            routes.api_setups(slug).lstrip("/"),
+            dump(api.setups_json(slug, group.answers).model_dump(mode="json"), settings.minify),
+        )
     )
     b = badges.badge(group.pairs)
     out.append((routes.badge(slug).lstrip("/"), badges.svg(b).encode()))
-    out.append((routes.badge(slug, "json").lstrip("/"), dump(badges.shields(b))))
+    out.append((routes.badge(slug, "json").lstrip("/"), dump(badges.shields(b), settings.minify)))
     out += [render_page(route, group, settings) for route in pages.model_routes(catalog, slug, settings.langs)]
     return out, group.rows()
 
@@ -160,11 +204,11 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
     for hw in catalog.hardware.values():
         yield (
             routes.api_hardware(hw.slug).lstrip("/"),
-            dump(api.hardware_json(hw, rows[hw.slug]).model_dump(mode="json")),
+            dump(api.hardware_json(hw, rows[hw.slug]).model_dump(mode="json"), settings.minify),
         )
-    yield "api/v1/index.json", dump(api.index_json(catalog).model_dump(mode="json"))
+    yield "api/v1/index.json", dump(api.index_json(catalog).model_dump(mode="json"), settings.minify)
     for name, schema in api.SCHEMAS.items():
-        yield f"api/v1/schema/{name}.json", dump(schema.model_json_schema())
+        yield f"api/v1/schema/{name}.json", dump(schema.model_json_schema(), settings.minify)
     for name, template in (("index.html", "root.html"), ("404.html", "404.html")):
         html = render(template, "en", base_url=settings.base_url, assets=settings.assets)
         yield name, published(html, settings)
@@ -316,11 +360,13 @@ def _render_models(
     plan: Plan,
     new: incremental.Manifest,
     rows: dict[str, list[HardwareRow]],
-    progress: bool,
+    progress: Progress,
 ) -> Written:
     """Render and write the models of ``plan``; record their files and rows in ``new`` and ``rows``."""
     written: Written = []
-    for done, (slug, model_written, model_rows) in enumerate(per_model(catalog, plan.models, settings, jobs), 1):
+    if plan.models:
+        progress.start("models", len(plan.models))
+    for slug, model_written, model_rows in per_model(catalog, plan.models, settings, jobs):
         written += model_written
         rows[slug] = model_rows
         new.models[slug] = {
@@ -328,10 +374,8 @@ def _render_models(
             "files": {r: h for r, _, h in model_written},
             "rows": [r.to_json() for r in model_rows],
         }
-        if progress:
-            print(f"\r  models {done}/{len(plan.models)}", end="", file=sys.stderr, flush=True)
-    if progress and plan.models:
-        print(file=sys.stderr)
+        progress.step(sum(rel.endswith(".html") for rel, _, _ in model_written))
+    progress.end()
     return written
 
 
@@ -341,7 +385,7 @@ def write_site(
     asset_files: dict[str, tuple[str, bytes]],
     jobs: int,
     plan: Plan,
-    progress: bool = False,
+    progress: Progress | None = None,
 ) -> tuple[Written, incremental.Manifest]:
     """Render what changed, link what did not; (every file with size and hash, the new manifest).
 
@@ -349,6 +393,7 @@ def write_site(
     renders (and while the changed models render, when they do so in this process: worker
     processes are forked before the thread starts).
     """
+    progress = progress or Progress(quiet=True)
     new = incremental.Manifest()
     rows: dict[str, list[HardwareRow]] = {}
     written: Written = []
@@ -364,8 +409,15 @@ def write_site(
         else:  # worker processes are forked: no thread may be running then
             written += _render_models(catalog, settings, jobs, plan, new, rows, progress)
             linked = pool.submit(incremental.link_groups, reused, plan.old_dist, settings.root)
-        written += _render_site(catalog, settings, asset_files, plan, new, rows)
+        progress.start("site pages, JSON, sitemaps and assets")
+        site = _render_site(catalog, settings, asset_files, plan, new, rows)
+        progress.step(sum(rel.endswith(".html") for rel, _, _ in site))
+        progress.end()
+        written += site
+        if reused:
+            progress.start("unchanged files linked from the previous build")
         written += linked.result()
+        progress.end()
     finally:
         pool.shutdown(wait=True)
     seen: set[str] = set()
@@ -472,7 +524,8 @@ def _build_locked(
         plan = Plan(todo, reuse, bool(todo) or not site_same, keys, reusable_from, out)
     tmp = outdir.new_tree(out)
     settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs, minify)
-    progress = sys.stderr.isatty() and not os.environ.get("CI")
+    # A live line on a terminal; one line per phase in CI logs and pipes.
+    progress = Progress(live=sys.stderr.isatty() and not os.environ.get("CI"))
     try:
         written, manifest = write_site(catalog, settings, asset_files, jobs, plan, progress)
         outdir.finish_tree(tmp, manifest.data())

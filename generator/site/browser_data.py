@@ -12,6 +12,7 @@ from generator.content.schema import Hardware, Model
 from generator.site.charts import MEMORY_CHART, bars_of
 from generator.site.commands import CommandInputs, launch_command
 from generator.site.i18n import LANGS, NumberFormat, number_spec
+from generator.site.pair_page import context_steps
 from generator.site.setups import CANDIDATES, KV8, SINGLE
 from generator.sizing.estimate import ScenarioError, estimate, ratio_ranges
 from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario
@@ -116,15 +117,17 @@ def finder_data(catalog: Catalog) -> dict[str, Any]:
     }
 
 
-def pair_data_json(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, Any]:
-    """What one pair page adds to the shared data for static/sizing.js: its model, hardware and prices."""
+def model_asset(catalog: Catalog, model: Model) -> dict[str, Any]:
+    """One model's data for its pair pages' workbench, served once as a fingerprinted asset: its facts,
+    published checkpoints, API prices and the context steps of its controls. The accelerator and its
+    cloud offers come from finder-data.json, which every page shares."""
     return {
         "model": model_data(model),
-        "hardware": hardware_data(hw),
-        "offers": [o.model_dump(mode="json", exclude={"notes", "source"}) for o in catalog.offers_for(hw.slug)],
+        "artifacts": model.artifacts.model_dump(mode="json"),
         "api_prices": [
             p.model_dump(mode="json", exclude={"notes", "source"}) for p in catalog.api_prices_for(model.slug)
         ],
+        "context_steps": list(context_steps(model)),
     }
 
 

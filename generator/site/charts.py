@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from generator.sizing.estimate import Estimate
 
 if TYPE_CHECKING:
-    from generator.site.pair_page import ContextRow, PairData
+    from generator.site.pair_page import PairData
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,45 +68,6 @@ def bars_of(keys: dict[str, int]) -> MemoryChart:
         x += w
     usable = x0 + keys["usable_bytes"] / scale * width
     return MemoryChart(tuple(segs), usable, usable > MEMORY_CHART["flip_at"])
-
-
-@dataclasses.dataclass(frozen=True)
-class LineChart:
-    """Polylines in SVG units (x: context steps, y: bytes) with the usable-memory level."""
-
-    series: tuple[tuple[str, str], ...]  # (name, "x,y x,y …")
-    usable_y: float
-    ticks: tuple[tuple[float, int], ...]  # (x, context)
-    y_max_bytes: int
-    width: int = 600
-    height: int = 220
-
-    @property
-    def view_height(self) -> int:
-        """SVG height including the row of context labels under the plot."""
-        return self.height + 20
-
-    @property
-    def label_y(self) -> int:
-        """Baseline of the context labels."""
-        return self.height + 15
-
-
-def context_chart(rows: Sequence[ContextRow], usable: int) -> LineChart:
-    """Total memory across contexts with 16-bit and 8-bit KV cache, against usable memory."""
-    top = max([usable, *(r.total16_bytes for r in rows)]) * 1.05
-    left, right, y0, y1 = 50.0, 590.0, 200.0, 10.0
-    n = max(1, len(rows) - 1)
-
-    def pt(i: int, v: int) -> str:
-        return f"{left + (right - left) * i / n:.1f},{y0 - (y0 - y1) * v / top:.1f}"
-
-    series = (
-        ("kv16", " ".join(pt(i, r.total16_bytes) for i, r in enumerate(rows))),
-        ("kv8", " ".join(pt(i, r.total8_bytes) for i, r in enumerate(rows))),
-    )
-    ticks = tuple((left + (right - left) * i / n, r.context) for i, r in enumerate(rows))
-    return LineChart(series, y0 - (y0 - y1) * usable / top, ticks, int(top))
 
 
 @dataclasses.dataclass(frozen=True)

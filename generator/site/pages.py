@@ -11,6 +11,7 @@ template's variables; they compute nothing the group has not computed once.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -18,14 +19,14 @@ from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
 from generator.site import badges
 from generator.site.accuracy import AccuracyData, accuracy_data
-from generator.site.browser_data import model_data, pair_data_json
+from generator.site.browser_data import model_asset, model_data
 from generator.site.charts import speed_chart
 from generator.site.hardware_page import HardwareRow, related_hardware
 from generator.site.i18n import LANGS, number_spec, translations
 from generator.site.model_page import footprint, kv_rows, model_facts, need_table, related_models
 from generator.site.pair_page import PairData, context_steps, pair_data
 from generator.site.render import render_markdown
-from generator.site.routes import Route, page_path
+from generator.site.routes import Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
 from generator.sizing.devices import device_view
 from generator.sizing.params import count_params
@@ -52,6 +53,8 @@ class ModelGroup:
     related_models: list[Model]
     asset_urls: Mapping[str, str]
     answers: tuple[Answer, ...]
+    # The workbench's data for this model's pair pages: (URL, bytes) of a fingerprinted asset.
+    asset: tuple[str, bytes]
 
     @classmethod
     def build(cls, catalog: Catalog, slug: str, asset_urls: Mapping[str, str]) -> ModelGroup:
@@ -63,6 +66,8 @@ class ModelGroup:
         b = badges.badge(pairs)
         answers, recs = common_answers(catalog, model)
         hardware = list(catalog.hardware.values())
+        data = json.dumps(model_asset(catalog, model), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        data_bytes = data.encode()
         return cls(
             catalog=catalog,
             model=model,
@@ -82,6 +87,7 @@ class ModelGroup:
             asset_urls=asset_urls,
             answers=answers,
             recs=recs,
+            asset=(asset(f"model-{slug}.json", data_bytes), data_bytes),
         )
 
     def pair(self, hardware: str) -> PairData:
@@ -147,6 +153,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
         "gpu_limit_bytes": limit,
         "stale_before": g.catalog.stale_before,
         "device": device_view(hw),
+        "offers": g.catalog.offers_for(hw.slug),
     }
 
 
@@ -154,6 +161,8 @@ def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
     return {
         "model": g.model,
         "pairs": list(g.pairs),
+        "finetune": g.pairs[0].est.finetune,  # the model's alone: the same on every accelerator
+        "assumptions": g.catalog.assumptions,
         "recs": g.recs,
         "pick_tok_s": PICK_TOK_S,
         "default_format": DEFAULT_FORMAT,
@@ -181,30 +190,31 @@ def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
 
 def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
     p = g.pair(route.hardware)
-    catalog, model = g.catalog, g.model
-    steps = list(context_steps(model))
+    catalog = g.catalog
+    sc = p.est.scenario
+    # What static/workbench.js needs of this page; everything shared lives in cached assets.
     workbench = {
-        **pair_data_json(catalog, model, p.hardware),
-        "lang": route.lang,
-        "sizing_url": g.asset_urls["sizing.js"],
-        "display_url": g.asset_urls["display.js"],
-        "shared_url": g.asset_urls["sizing-data"],
-        "number_spec": number_spec(route.lang),
-        "context_steps": steps,
-        "artifacts": model.artifacts.model_dump(mode="json"),
+        "hardware": p.hardware.slug,
+        "scenario": {
+            "quant": sc.fmt.name,
+            "engine": sc.engine.name,
+            "kv_dtype": sc.kv.name,
+            "context": sc.context,
+            "batch": sc.batch,
+            "gpus": sc.gpus,
+            "offload": sc.offload,
+        },
+        "model_url": g.asset[0],
+        # The controls in this language, which name the other files the workbench loads.
+        "ui_url": g.asset_urls[f"workbench-ui-{route.lang}"],
     }
     return {
         "p": p,
-        "recs": g.recs,
-        "pick_tok_s": PICK_TOK_S,
         "assumptions": catalog.assumptions,
         "max_gpus": catalog.assumptions.max_gpus,
         "related_hardware": g.related_hardware[p.hardware.slug],
         "related_models": g.related_models,
         "wb_data": workbench,
-        "wb_steps": steps,
-        "engines": list(catalog.engines.values()),
-        "kv_dtypes": list(catalog.kv_dtypes.values()),
         "stale_before": catalog.stale_before,
     }
 

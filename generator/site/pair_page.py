@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from generator.content.catalog import Catalog
 from generator.content.schema import CloudOffer, EngineProfile, Hardware, Model, QuantFormat
-from generator.site.charts import LineChart, MemoryChart, context_chart, memory_bars
+from generator.site.charts import MemoryChart, memory_bars
 from generator.site.commands import Command, commands
 from generator.sizing.estimate import Estimate, ScenarioError, estimate
 from generator.sizing.memory import memory
@@ -59,7 +59,6 @@ class PairData:
     smaller_saving_bytes: int
     offers: tuple[tuple[CloudOffer, float], ...]
     memory_chart: MemoryChart
-    chart: LineChart
     finetune_gpus: tuple[int, int, int]
 
     @property
@@ -151,6 +150,5 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
         else 0,
         offers=tuple((o, o.usd_per_hour / o.gpus) for o in catalog.offers_for(hw.slug)),
         memory_chart=memory_bars(est),
-        chart=context_chart(contexts, est.memory.usable_bytes),
         finetune_gpus=(ft[0], ft[1], ft[2]),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from functools import cache
@@ -15,15 +16,19 @@ import markdown
 import markdown.extensions
 import markdown.treeprocessors
 import minify_html
+from babel.lists import format_list
 from markupsafe import Markup, escape
 
 from generator.site import routes
-from generator.site.i18n import HREFLANG, HTML_LANG, LANG_NAMES, LANGS, NumberFormat, translations
+from generator.site.i18n import BABEL_LOCALE, HREFLANG, HTML_LANG, LANG_NAMES, LANGS, NumberFormat, translations
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 # Compiled templates, reused across builds and worker processes (keyed by template source).
 CACHE = Path(__file__).resolve().parents[2] / ".cache" / "jinja"
 
+
+# The class of a verdict badge (site.css; workbench.js and finder-page.js use the same).
+VERDICT_CLASS = {"comfortable": "ok", "tight": "tight", "oom": "oom"}
 
 # The one inline style of every page (inside <noscript>); the Content-Security-Policy allows it by hash.
 NOSCRIPT_CSS = ".js-only{display:none!important}"
@@ -86,7 +91,7 @@ def helpers(lang: str) -> dict[str, Any]:
     fmt = NumberFormat(lang)
     # Translations are escaped once here; the numbers NumberFormat writes are digits and separators only.
     badges = {
-        v: Markup(f'<span class="verdict v-{v}">{escape(tr.gettext(word))}</span>')
+        v: Markup(f'<span class="{VERDICT_CLASS[v]}">{escape(tr.gettext(word))}</span>')
         for v, word in (("comfortable", N_("fits")), ("tight", N_("tight")), ("oom", N_("does not fit")))
     }
     tok = str(escape(tr.gettext(N_("%(n)s tok/s"))))
@@ -115,16 +120,16 @@ def helpers(lang: str) -> dict[str, Any]:
     def seconds_range(value: float | None, low: float | None, high: float | None) -> Markup:
         return dash if value is None else seconds(value) + span(low, high)
 
-    def field(key: str, value: float | None, shown: str) -> Markup:
-        """A value the workbench updates in place: ``data-field`` names the estimate key."""
-        raw = "" if value is None else repr(value)
-        return Markup('<span data-field="{}" data-value="{}">{}</span>').format(key, raw, shown)
+    def field(key: str, shown: str) -> Markup:
+        """A value the workbench updates in place: ``data-field`` names the estimate key (the browser adds
+        the exact value as ``data-value``)."""
+        return Markup('<span data-field="{}">{}</span>').format(key, shown)
 
     def field_range(key: str, low: float | None, high: float | None) -> Markup:
         """The range of a speed the workbench updates, as ``key_low``/``key_high`` fields."""
         if low is None or high is None:
             return Markup("")
-        return range_span(field(f"{key}_low", low, fmt.sig(low)), field(f"{key}_high", high, fmt.sig(high)))
+        return range_span(field(f"{key}_low", fmt.sig(low)), field(f"{key}_high", fmt.sig(high)))
 
     return {
         "field": field,
@@ -171,6 +176,8 @@ def environment(lang: str) -> jinja2.Environment:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+    # |tojson (HTML-safe: it escapes < > & and ') writes compact JSON.
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
     env.globals.update(
         gettext_functions(lang),
         fmt=NumberFormat(lang),
@@ -182,6 +189,8 @@ def environment(lang: str) -> jinja2.Environment:
         urls=routes,
         json_script=json_script,
         noscript_css=NOSCRIPT_CSS,
+        # Items joined as the language writes a list ("A, B and C", "A、B和C").
+        list_of=functools.partial(format_list, locale=BABEL_LOCALE[lang]),
         source_url=source_url,
         **helpers(lang),
     )
@@ -194,10 +203,11 @@ def render(template: str, lang: str, **context: Any) -> str:
 
 
 def minify(html: str) -> str:
-    """Minified HTML that stays valid (quotes kept, optional tags kept)."""
+    """Minified HTML that stays valid: attribute quotes only where needed, optional end tags left out
+    (``</li>``, ``</td>``, ``</p>`` … as the HTML standard allows; the Nu checker validates the output)."""
     return minify_html.minify(
         html,
-        keep_closing_tags=True,
+        keep_closing_tags=False,
         keep_html_and_head_opening_tags=True,
         minify_css=False,  # the only inline CSS is the one-rule <noscript> style, already minimal
         minify_js=False,

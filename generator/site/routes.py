@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -73,3 +74,9 @@ def api_pair(model: str, hardware: str) -> str:
 def badge(model: str, ext: str = "svg") -> str:
     """URL of a model's README badge (svg) or its shields.io endpoint (json)."""
     return f"/badges/{model}.{ext}"
+
+
+def asset(name: str, data: bytes) -> str:
+    """``/assets/<stem>.<hash><suffix>``: the URL of content that may be cached forever."""
+    stem, dot, suffix = name.rpartition(".")
+    return f"/assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}{dot}{suffix}"

@@ -1,17 +1,17 @@
-"""Sitemaps: an index at /sitemap.xml pointing to per-locale sitemaps of at most 50,000 URLs, with
-xhtml:link alternates for every language; and robots.txt pointing to the index."""
+"""Sitemaps: an index at /sitemap.xml pointing to per-locale sitemaps of at most 50,000 URLs, and
+robots.txt pointing to the index. The language alternates are in each page's head (one method is
+enough for search engines; in the sitemaps as well they would add 13 MB to the site)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 from generator.content.catalog import Catalog
-from generator.site.i18n import HREFLANG
 from generator.site.pages import routes
 
 MAX_URLS = 50_000
-NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
 
 def outputs(
@@ -25,13 +25,7 @@ def outputs(
             name = f"sitemaps/{lang}-{start // max_urls + 1}.xml"
             chunks.append(name)
             lines = ['<?xml version="1.0" encoding="UTF-8"?>', f"<urlset {NS}>"]
-            for r in pages[start : start + max_urls]:
-                lines.append(f"<url><loc>{escape(base_url + r.path)}</loc>")
-                for other in langs:
-                    href = quoteattr(base_url + r.in_lang(other).path)
-                    lines.append(f'<xhtml:link rel="alternate" hreflang="{HREFLANG[other]}" href={href}/>')
-                href = quoteattr(base_url + r.in_lang("en").path)
-                lines.append(f'<xhtml:link rel="alternate" hreflang="x-default" href={href}/></url>')
+            lines += [f"<url><loc>{escape(base_url + r.path)}</loc></url>" for r in pages[start : start + max_urls]]
             lines.append("</urlset>")
             yield name, ("\n".join(lines) + "\n").encode()
     index = [

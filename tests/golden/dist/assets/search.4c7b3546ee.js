@@ -11,9 +11,11 @@
  * @typedef {{ item: Entry, scores: number[], total: number }} Scored
  */
 
-// base.html gives it data-index (the index URL) and data-lang.
-const box = /** @type {(HTMLElement & { dataset: { index: string, lang: string } }) | null} */ (
-  document.getElementById("search"));
+// base.html gives it data-index (the index URL), data-lang and the words of the box in the page's
+// language (data-label, data-placeholder, data-results): the box itself is built here, in space the
+// style sheet keeps for it, since it is of no use without JavaScript.
+const box = /** @type {(HTMLElement & { dataset: { index: string, lang: string, label: string,
+  placeholder: string, results: string } }) | null} */ (document.getElementById("search"));
 
 /** @param {string} text */
 export function tokenize(text) {
@@ -93,10 +95,27 @@ export function search(index, query, limit = 8) {
 }
 
 /** @param {NonNullable<typeof box>} box */
+function build(box) {
+  const label = document.createElement("label");
+  label.htmlFor = "search-q";
+  label.className = "visually-hidden";
+  label.textContent = box.dataset.label;
+  const input = document.createElement("input");
+  Object.assign(input, { id: "search-q", type: "text", inputMode: "search", enterKeyHint: "search",
+    autocomplete: "off", spellcheck: false, placeholder: box.dataset.placeholder });
+  for (const [name, value] of [["role", "combobox"], ["aria-expanded", "false"], ["aria-controls", "search-results"],
+    ["aria-autocomplete", "list"]]) input.setAttribute(name, value);
+  const list = document.createElement("ul");
+  Object.assign(list, { id: "search-results", hidden: true });
+  list.setAttribute("role", "listbox");
+  list.setAttribute("aria-label", box.dataset.results);
+  box.replaceChildren(label, input, list);
+  return { input, list };
+}
+
+/** @param {NonNullable<typeof box>} box */
 async function main(box) {
-  // base.html renders these inside #search.
-  const input = /** @type {HTMLInputElement} */ (document.getElementById("search-q"));
-  const list = /** @type {HTMLUListElement} */ (document.getElementById("search-results"));
+  const { input, list } = build(box);
   const lang = box.dataset.lang;
   /** @type {SearchIndex | null} */
   let index = null;

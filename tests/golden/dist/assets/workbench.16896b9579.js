@@ -22,9 +22,15 @@
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {import("./display.js").CommandInputs} CommandInputs
  * @typedef {import("./display.js").ChartGeometry} ChartGeometry
- * @typedef {{ model: Model, hardware: Hardware, offers: CloudOffer[], api_prices: ApiPrice[], lang: string,
- *   sizing_url: string, display_url: string, shared_url: string, number_spec: NumberSpec, context_steps: number[],
- *   artifacts: Artifacts }} PageData #wb-data
+ * @typedef {{ hardware: string, scenario: Choice, model_url: string, ui_url: string }} PageData #wb-data:
+ *   this page's own
+ * @typedef {{ sizing_url: string, display_url: string, shared_url: string, finder_data_url: string }} AssetUrls
+ *   #wb-assets in the controls' file
+ * @typedef {{ model: Model, artifacts: Artifacts, api_prices: ApiPrice[], context_steps: number[] }} ModelData
+ *   model-<slug>.json: the same on every pair page of a model
+ * @typedef {{ hardware: Hardware[], offers: (CloudOffer & { hardware: string })[] }} FinderData finder-data.json
+ * @typedef {{ model: Model, hardware: Hardware, offers: CloudOffer[], api_prices: ApiPrice[], context_steps: number[],
+ *   artifacts: Artifacts }} PairFacts what the sizing model gets of this pair
  * @typedef {{ formats: QuantFormat[], kv_cache: KVDtype[], engines: EngineProfile[], assumptions: Assumptions,
  *   calibration: Calibration, hardware_names: [string, string][], ranges: Ranges,
  *   family_engine: Record<FormatFamily, import("./sizing.js").EngineName>, memory_chart: ChartGeometry }} SharedData
@@ -54,28 +60,48 @@ function interpolate(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, key) => (key in values ? values[key] : `{${key}}`));
 }
 
-// The elements looked up below are in pair.html's workbench section, which comes with #wb-data.
+/**
+ * @template T
+ * @param {string} url
+ * @returns {Promise<T>}
+ */
+async function getJson(url) {
+  return (await fetch(url)).json();
+}
+
+// The page carries only #wb-data; the controls (one file per language), the model's data, the
+// accelerators with their offers, and the sizing model are shared, fingerprinted and cached.
 /**
  * @param {HTMLElement} root
  * @param {HTMLElement} dataEl
  */
 async function main(root, dataEl) {
-  /** @type {PageData & SharedData} the shared keys are merged in before they are read */
-  const data = JSON.parse(dataEl.textContent);
+  /** @type {PageData} */
+  const page = JSON.parse(dataEl.textContent);
+  const ownData = /** @type {Promise<ModelData>} */ (getJson(page.model_url));
+  root.insertAdjacentHTML("beforeend", await (await fetch(page.ui_url)).text());
+  /** @type {AssetUrls} */
+  const urls = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("wb-assets")).textContent);
+  const [sizing, view, shared, finder, own] = await Promise.all([
+    /** @type {Promise<typeof import("./sizing.js")>} */ (import(urls.sizing_url)),
+    /** @type {Promise<typeof import("./display.js")>} */ (import(urls.display_url)),
+    /** @type {Promise<SharedData>} */ (getJson(urls.shared_url)),
+    /** @type {Promise<FinderData>} */ (getJson(urls.finder_data_url)),
+    ownData]);
+  const hardware = /** @type {Hardware} */ (finder.hardware.find((h) => h.slug === page.hardware));
+  /** @type {PairFacts & SharedData} */
+  const data = { ...shared, ...own, hardware, offers: finder.offers.filter((o) => o.hardware === page.hardware) };
   /** @type {Messages} */
   const t = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("wb-i18n")).textContent);
-  // Formats, engines, constants and calibration are the same on every page: one cached asset.
-  const [sizing, view, shared] = await Promise.all([
-    /** @type {Promise<typeof import("./sizing.js")>} */ (import(data.sizing_url)),
-    /** @type {Promise<typeof import("./display.js")>} */ (import(data.display_url)),
-    fetch(data.shared_url).then((r) => /** @type {Promise<SharedData>} */ (r.json()))]);
-  Object.assign(data, shared);
+  /** @type {NumberSpec} */
+  const spec = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("wb-spec")).textContent);
   const compareMenu = /** @type {HTMLSelectElement} */ (document.getElementById("wb-compare"));
-  for (const [slug, name] of data.hardware_names) {
-    if (slug !== data.hardware.slug) compareMenu.append(new Option(name, slug));
+  for (const h of finder.hardware) {
+    if (h.slug !== hardware.slug) compareMenu.append(new Option(h.name, h.slug));
   }
+  /** @type {HTMLElement} */ (document.getElementById("wb-cmp-a")).textContent = hardware.name;
   // The same formatting as the build (display.js mirrors i18n.py's NumberFormat; parity vectors check it).
-  const { num, sig, bytes, pct, usd, tokens } = view.numberFormat(data.number_spec);
+  const { num, sig, bytes, pct, usd, tokens } = view.numberFormat(spec);
   /** @param {number | null} v */
   const tokS = (v) => (v == null ? "—" : interpolate(t.tok_s, { n: sig(v) }));
   /** @param {number | null} v */
@@ -83,7 +109,7 @@ async function main(root, dataEl) {
   /** @param {Verdict} v */
   const verdictHtml = (v) => {
     const span = document.createElement("span");
-    span.className = `verdict v-${v}`;
+    span.className = v === "comfortable" ? "ok" : v; // the badge classes of site.css
     span.textContent = t[v];
     return span;
   };
@@ -109,6 +135,22 @@ async function main(root, dataEl) {
   const form = /** @type {Form} */ (document.getElementById("wb-form"));
   const errorEl = /** @type {HTMLElement} */ (document.getElementById("wb-error"));
   const steps = data.context_steps;
+  // The page's scenario into the shared controls.
+  const start = page.scenario;
+  form.context.max = String(data.model.architecture.max_context);
+  const slider = /** @type {HTMLInputElement} */ (form.querySelector("[name=context_slider]"));
+  slider.max = String(steps.length - 1);
+  const presets = /** @type {HTMLElement} */ (root.querySelector(".presets"));
+  for (const c of steps) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.context = String(c);
+    b.textContent = tokens(c);
+    presets.append(b);
+  }
+  for (const [name, value] of Object.entries(start)) {
+    /** @type {Control} */ (form.elements.namedItem(name)).value = String(value);
+  }
   const facts = { assumptions: data.assumptions, calibration: data.calibration, ranges: data.ranges,
     offers: data.offers, api_prices: data.api_prices };
   /** @type {{ keys: Estimate, s: Choice } | null} */
@@ -249,20 +291,18 @@ async function main(root, dataEl) {
   }
   form.addEventListener("submit", (ev) => ev.preventDefault());
 
-  // Two-hardware comparison: the other accelerator's facts come from its JSON, the numbers from the sizing model.
+  // Two-hardware comparison: the other accelerator's facts come from finder-data.json, the numbers from the sizing model.
   const compare = /** @type {HTMLSelectElement} */ (document.getElementById("wb-compare"));
   const cmpTable = /** @type {HTMLTableElement} */ (document.getElementById("wb-compare-table"));
-  /** @type {Map<string, Hardware>} */
-  const cmpCache = new Map();
-  async function renderCompare() {
+  function renderCompare() {
     const slug = compare.value;
     if (!slug || !current) { cmpTable.hidden = true; return; }
-    if (!cmpCache.has(slug)) cmpCache.set(slug, (await (await fetch(`/api/v1/hardware/${slug}.json`)).json()).facts);
-    const other = /** @type {Hardware} */ (cmpCache.get(slug));
+    const other = /** @type {Hardware} */ (finder.hardware.find((h) => h.slug === slug));
     // current.s resolved to a Scenario when current was set.
     const sc = /** @type {Scenario} */ (sizing.scenario(data, current.s));
     const problem = sizing.checkScenario(data.model, other, sc);
-    const b = problem ? null : sizing.estimate(data.model, other, sc, { ...facts, offers: [] });
+    const b = problem ? null
+      : sizing.estimate(data.model, other, sc, { ...facts, offers: finder.offers.filter((o) => o.hardware === slug) });
     /** @type {HTMLElement} */ (document.getElementById("wb-cmp-b")).textContent = other.name;
     for (const row of /** @type {NodeListOf<WithData<"key">>} */ (cmpTable.querySelectorAll("tbody tr"))) {
       const key = /** @type {keyof Estimate} */ (row.dataset.key);

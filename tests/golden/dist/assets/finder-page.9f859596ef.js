@@ -104,7 +104,7 @@ async function main(root, pageEl) {
     a.textContent = s.units > 1 ? interpolate(t.units, { n: fmt.num(s.units), hw: s.hardware.name }) : s.hardware.name;
     th.append(a);
     const verdict = document.createElement("span");
-    verdict.className = `verdict v-${s.est.verdict}`;
+    verdict.className = s.est.verdict === "comfortable" ? "ok" : s.est.verdict; // site.css badge classes
     verdict.textContent = t[s.est.verdict];
     const cost = q.mode === "rent" ? interpolate(t.per_hour, { usd: fmt.usd(s.cost_usd) }) : fmt.usd(s.cost_usd, 0);
     const cells = [
