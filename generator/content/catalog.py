@@ -7,7 +7,7 @@ import datetime as dt
 import difflib
 import functools
 from collections.abc import Iterable, Mapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from generator.content.schema import (
     ApiPrice,
@@ -140,11 +140,25 @@ class Catalog:
 
     def format(self, name: str) -> QuantFormat:
         """The weight format by name or alias, case-insensitive."""
-        wanted = name.strip().lower()
+        fmt = self._formats_by_name.get(name.strip().lower())
+        if fmt is None:
+            raise UnknownName("format", name, self.formats)
+        return fmt
+
+    @functools.cached_property
+    def _formats_by_name(self) -> dict[str, QuantFormat]:
+        """Every format under its lower-case name and aliases (the first format listed wins a clash)."""
+        index: dict[str, QuantFormat] = {}
         for fmt in self.formats.values():
-            if wanted in (fmt.name.lower(), *(a.lower() for a in fmt.aliases)):
-                return fmt
-        raise UnknownName("format", name, self.formats)
+            for key in (fmt.name, *fmt.aliases):
+                index.setdefault(key.lower(), fmt)
+        return index
+
+    @functools.cached_property
+    def derived(self) -> dict[str, Any]:
+        """Values other modules compute from this catalog once and keep for its lifetime (the sizing
+        model's facts): a frozen catalog never changes under them."""
+        return {}
 
     def kv_dtype(self, name: str) -> KVDtype:
         """The KV-cache dtype by name."""

@@ -6,7 +6,7 @@ import dataclasses
 import math
 
 from generator.content.schema import EngineProfile, LayerKind, Model
-from generator.sizing.params import layer_kinds
+from generator.sizing.params import layer_count, layer_kinds
 
 
 def pad(n: int, unit: int) -> int:
@@ -92,28 +92,27 @@ class KVCache:
 def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int, seqs: int) -> KVCache:
     """KV cache for ``seqs`` sequences of ``context`` tokens each, as ``engine`` allocates it."""
     per_layer = kv_bytes_per_token_layer(model, kv_bytes)
-    kinds = layer_kinds(model)
     attention = 0.0
     state = 0.0
     # A fixed order (the enum's: full, sliding, linear, mamba) keeps the float sums identical run to run
     # (and in the browser's sizing model).
     for kind in LayerKind:
-        n = kinds.count(kind)
+        n = layer_count(model, kind)
         if not n:
             continue
         if kind in (LayerKind.FULL, LayerKind.SLIDING):
             attention += n * per_layer * cached_tokens(kind, model, engine, context, seqs)
         else:
             state += n * seqs * state_bytes_per_seq_layer(model, kind, engine)
-    full = kinds.count(LayerKind.FULL)
-    sliding = kinds.count(LayerKind.SLIDING)
+    full = layer_count(model, LayerKind.FULL)
+    sliding = layer_count(model, LayerKind.SLIDING)
     return KVCache(
         attention_bytes=math.ceil(attention),
         state_bytes=math.ceil(state),
         bytes_per_token=per_layer * (full + sliding),
         full_layers=full,
         sliding_layers=sliding,
-        recurrent_layers=len(kinds) - full - sliding,
+        recurrent_layers=model.architecture.num_layers - full - sliding,
     )
 
 
@@ -121,8 +120,5 @@ def kv_read_per_token(model: Model, kv_bytes: float, context: int, state_bytes: 
     """Bytes of cache one decode step reads for one sequence holding ``context`` tokens."""
     per_layer = kv_bytes_per_token_layer(model, kv_bytes)
     window = model.attention.sliding_window or context
-    kinds = layer_kinds(model)
-    return (
-        per_layer * (kinds.count(LayerKind.FULL) * context + kinds.count(LayerKind.SLIDING) * min(context, window))
-        + state_bytes
-    )
+    full, sliding = layer_count(model, LayerKind.FULL), layer_count(model, LayerKind.SLIDING)
+    return per_layer * (full * context + sliding * min(context, window)) + state_bytes

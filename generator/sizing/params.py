@@ -55,6 +55,17 @@ def _kinds(pattern: str, layers: int) -> tuple[LayerKind, ...]:
     return tuple(LayerKind(pattern[i % len(pattern)]) for i in range(layers))
 
 
+def layer_count(model: Model, kind: LayerKind) -> int:
+    """How many layers of the model are of this kind."""
+    return _counts(model.attention.layer_pattern, model.architecture.num_layers)[kind]
+
+
+@functools.cache
+def _counts(pattern: str, layers: int) -> dict[LayerKind, int]:
+    kinds = _kinds(pattern, layers)
+    return {kind: kinds.count(kind) for kind in LayerKind}
+
+
 def _attention_layer(model: Model) -> tuple[int, int]:
     """(matrix params, small params) of one softmax-attention layer."""
     a = model.architecture

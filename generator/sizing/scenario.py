@@ -81,6 +81,10 @@ class Facts:
             by.setdefault(p.model, []).append(p)
         return {k: tuple(v) for k, v in by.items()}
 
+    @functools.cached_property
+    def _calibrations(self) -> dict[tuple[str, str, str, bool], tuple[SpeedConstants, str]]:
+        return {}
+
     def offers_for(self, hardware: str) -> tuple[CloudOffer, ...]:
         """The cloud offers of one accelerator, in catalog order."""
         return self._offers_by_hardware.get(hardware, ())
@@ -190,7 +194,15 @@ def moe_factor(fits: Sequence[MoEFit], engine: str) -> tuple[float, str]:
 
 def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> tuple[SpeedConstants, str]:
     """The fitted speed constants for ``engine`` running ``model`` on ``hw``, and a note saying
-    which fits were used."""
+    which fits were used (looked up once per engine, device class and dense or MoE model)."""
+    key = (engine, memory_class(hw), hardware_class(hw), bool(model.moe))
+    found = facts._calibrations.get(key)
+    if found is None:
+        found = facts._calibrations[key] = _calibration(facts, engine, hw, model)
+    return found
+
+
+def _calibration(facts: Facts, engine: str, hw: Hardware, model: Model) -> tuple[SpeedConstants, str]:
     cal = facts.calibration
     if cal is None:
         raise LookupError("no calibration: run `make calibrate`")
@@ -213,8 +225,15 @@ FAMILY_ENGINE = {"gguf": "llama.cpp", "safetensors": "vllm", "mlx": "mlx"}
 
 
 def facts_of(catalog: Catalog) -> Facts:
-    """The facts an estimate needs from the catalog besides the model and the hardware."""
-    return Facts(catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices)
+    """The facts an estimate needs from the catalog besides the model and the hardware (made once per
+    catalog, so their indexes and calibration lookups are made once too)."""
+    facts = catalog.derived.get("facts")
+    if facts is None:
+        facts = catalog.derived["facts"] = Facts(
+            catalog.assumptions, catalog.calibration, catalog.offers, catalog.api_prices
+        )
+    assert isinstance(facts, Facts)
+    return facts
 
 
 def default_scenario(

@@ -7,7 +7,7 @@ import math
 
 from generator.content.schema import Hardware, LayerKind, Model
 from generator.sizing.kv import kv_read_per_token
-from generator.sizing.params import ParamCount, layer_kinds
+from generator.sizing.params import ParamCount, layer_count
 from generator.sizing.weights import WeightBytes
 
 
@@ -36,16 +36,16 @@ def attention_flops(model: Model, tokens: int) -> float:
     w = model.attention.sliding_window
     pairs_full = n * n / 2
     pairs_sliding = pairs_full if w is None or n <= w else n * w - w * w / 2
-    kinds = layer_kinds(model)
-    return 2 * d * (kinds.count(LayerKind.FULL) * pairs_full + kinds.count(LayerKind.SLIDING) * pairs_sliding)
+    full, sliding = layer_count(model, LayerKind.FULL), layer_count(model, LayerKind.SLIDING)
+    return 2 * d * (full * pairs_full + sliding * pairs_sliding)
 
 
 def decode_attention_flops(model: Model, context: int) -> float:
     """FLOPs of attention for one new token against ``context`` cached tokens."""
     d = _attention_width(model)
     w = model.attention.sliding_window or context
-    kinds = layer_kinds(model)
-    return 2.0 * d * (kinds.count(LayerKind.FULL) * context + kinds.count(LayerKind.SLIDING) * min(context, w))
+    full, sliding = layer_count(model, LayerKind.FULL), layer_count(model, LayerKind.SLIDING)
+    return 2.0 * d * (full * context + sliding * min(context, w))
 
 
 def matmul_params(params: ParamCount) -> int:

@@ -62,9 +62,7 @@ def say(capsys: pytest.CaptureFixture[str], text: str) -> None:
         print(f"\n{text}", end="")
 
 
-def test_validator_every_page_and_badge(
-    sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_validator_every_page_and_badge(sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pages = sorted(p for p in sample.rglob("*.html") if not p.is_relative_to(sample / "assets"))
     assert len(pages) > 100
     # The workbench's controls are a fragment a pair page inserts: checked inside a document.
