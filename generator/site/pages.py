@@ -20,6 +20,7 @@ from generator.content.schema import Hardware, Model
 from generator.site import badges
 from generator.site.accuracy import AccuracyData, accuracy_data
 from generator.site.browser_data import model_asset, model_data
+from generator.site.cells import context_cells, matrix_cells
 from generator.site.charts import speed_chart
 from generator.site.hardware_page import HardwareRow, related_hardware
 from generator.site.i18n import LANGS, number_spec, translations
@@ -216,6 +217,8 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "related_models": g.related_models,
         "wb_data": workbench,
         "stale_before": catalog.stale_before,
+        "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus),
+        "context_cells": context_cells(p, route.lang),
     }
 
 
