@@ -273,3 +273,21 @@ def test_first_phone_screen_answers_fit_speed_and_cost(browser: Any, base_url: s
         assert box is not None and box["y"] + box["height"] <= 667, (lang, key, box)
     assert page.inner_text("#banner [data-field=decode_tok_s]").endswith("tok/s")
     context.close()
+
+
+def test_copy_buttons_copy_the_command_as_shown(browser: Any, base_url: str) -> None:
+    """Each command has a Copy button; it copies the text the page shows after a workbench change."""
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    page = context.new_page()
+    page.goto(f"{base_url}/fr/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    page.fill("#wb-context", "16384")
+    page.dispatch_event("#wb-context", "input")
+    button = page.locator("[data-command='llama.cpp'] >> xpath=.. >> button.copy")
+    assert button.inner_text() == "Copier"
+    button.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == page.inner_text("[data-command='llama.cpp']") and "-c 16384" in copied
+    assert button.inner_text() == "Copié"
+    context.close()
