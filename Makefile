@@ -51,7 +51,13 @@ i18n: $(STAMP)
 	  fi; \
 	done
 
+# The bench compares with Hugo when it is installed: Debian's package, where apt works.
 bench: $(STAMP)
+	@if ! command -v hugo >/dev/null && command -v apt-get >/dev/null; then \
+	  { $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends hugo >/dev/null; } || \
+	  echo "hugo could not be installed: the bench skips the Hugo comparison"; \
+	fi
 	$(PY) -m generator.publish.bench
 
 golden: $(STAMP)
@@ -77,11 +83,12 @@ $(TOOLS): tools/package.json tools/package-lock.json
 audit: $(STAMP) $(TOOLS) browser
 	$(PY) -m tests.web.audit
 
-# The fast loop, under a minute: lint, format, types (Python and JavaScript), unit and golden tests;
-# no full-catalog build and no browser.
+# The fast loop, under a minute: lint, format, the CI workflow (actionlint), types (Python and
+# JavaScript), unit and golden tests; no full-catalog build and no browser.
 check: $(STAMP) $(TOOLS)
 	$(PY) -m ruff check generator tests
 	$(PY) -m ruff format --check generator tests
+	$(VENV)/bin/actionlint
 	$(PY) -m mypy
 	$(TSC) -p tools/tsconfig.json
 	$(PY) -m pytest -m "not slow and not browser" -q -x -n 0
@@ -90,6 +97,7 @@ test: $(STAMP) $(TOOLS) browser
 	$(PY) -m generator check-content
 	$(PY) -m ruff check generator tests
 	$(PY) -m ruff format --check generator tests
+	$(VENV)/bin/actionlint
 	$(PY) -m mypy
 	$(TSC) -p tools/tsconfig.json
 	$(PY) -m pytest -q

@@ -1,4 +1,4 @@
-"""Command line: ``python -m generator build|estimate|list|check-content|calibrate``.
+"""Command line: ``python -m generator build|merge|estimate|list|check-content|calibrate``.
 
 The imperative shell: it reads the catalog, calls the engine, prints or writes, and turns every
 user mistake into a one-line message and exit code 2, never a stack trace.
@@ -316,6 +316,21 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
+def cmd_merge(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.publish import incremental
+    from generator.publish.merge import MergeError, merge
+
+    langs = (args.locale,) if args.locale else LANGS
+    base_url = check_base_url(str(args.base_url or site_config().get("base_url", "")))
+    # The keys a build of this checkout gives every group: shards built from anything else are refused.
+    expected = incremental.keys(catalog, args.content, base_url, langs)
+    try:
+        print(merge(args.shards, args.out, expected))
+    except MergeError as exc:
+        raise UserError(str(exc)) from None
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace, _catalog: Catalog | None) -> int:
     from generator.publish.serve import serve
 
@@ -415,6 +430,19 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--force", action="store_true", help="render everything, ignoring the previous build")
     b.add_argument("--shard", default=None, help="K/N: build the K-th of N disjoint slices (CI job matrix)")
     b.set_defaults(func=cmd_build)
+
+    m = sub.add_parser(
+        "merge",
+        help="merge the folders of build --shard K/N into one output folder",
+        description="Merge the outputs of `build --shard K/N` (all N of them) into one folder, exactly what a "
+        "single build writes, with its manifest and <out>.changed.txt. Shards must come from this checkout "
+        "with the same --base-url and --locale.",
+    )
+    m.add_argument("shards", nargs="+", type=Path, metavar="SHARD_DIR", help="a folder written by build --shard")
+    m.add_argument("--out", type=Path, default=ROOT / "dist", help="output folder (default dist/)")
+    m.add_argument("--base-url", default=None, help="the base URL the shards were built with (default: site.toml)")
+    m.add_argument("--locale", choices=LANGS, default=None, help="the one language the shards were built with")
+    m.set_defaults(func=cmd_merge)
 
     n = sub.add_parser(
         "new-model",
