@@ -289,6 +289,7 @@ def check_base_url(url: str) -> str:
 
 
 def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.publish.hosts import HOST_KEYS
     from generator.publish.writer import build
 
     langs = (args.locale,) if args.locale else LANGS
@@ -302,6 +303,9 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
         if not 1 <= k <= n:
             raise UserError(f"--shard {args.shard}: K must be between 1 and N")
         shard = (k, n)
+    host = site_config().get("host")
+    if host is not None and host not in HOST_KEYS:
+        raise UserError(f"site.toml: host must be one of {', '.join(HOST_KEYS)}, got {host!r}")
     summary = build(
         catalog,
         args.out,
@@ -311,6 +315,7 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
         langs=langs,
         force=args.force,
         shard=shard,
+        host=host,
     )
     print(summary)
     return 0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.publish import bench
+from generator.publish import bench, hosts, writer
 from generator.publish.bench import Shape
 
 PAGE = (
@@ -55,11 +55,30 @@ def test_output_is_measured_without_dotfiles_and_checked_against_hosts(tmp_path:
     (tmp_path / "en" / "index.html").write_bytes(b"x" * 10)
     (tmp_path / "big.json").write_bytes(b"y" * 30)
     (tmp_path / ".sizewise-build.json").write_bytes(b"z" * 1000)
-    output = bench.measure_output(tmp_path)
-    assert output == bench.Output(files=2, bytes=40, largest="big.json", largest_bytes=30)
-    lines = bench.host_lines(output)
-    assert len(lines) == 1 + len(bench.HOSTS) and not any("OVER" in line for line in lines)
-    over = bench.host_lines(bench.Output(files=25_000, bytes=2 * 10**9, largest="x", largest_bytes=30 * 2**20))
+    output = hosts.measure_output(tmp_path)
+    assert output == hosts.Output(files=2, bytes=40, largest="big.json", largest_bytes=30)
+    lines = hosts.host_lines(output)
+    assert len(lines) == 1 + len(hosts.HOSTS) and not any("OVER" in line for line in lines)
+    over = hosts.host_lines(hosts.Output(files=25_000, bytes=2 * 10**9, largest="x", largest_bytes=30 * 2**20))
     assert "OVER" in over[0]
     cloudflare_free = next(line for line in over if "Cloudflare Pages, free" in line)
     assert "≤ 20,000 files: 125% of it, OVER" in cloudflare_free and "a file ≤ 25 MiB" in cloudflare_free
+    github = next(h for h in hosts.HOSTS if h.key == "github-pages")
+    assert hosts.over(output, github) == []
+    assert hosts.over(hosts.Output(1, 1_200_000_000, "a", 1), github) == ["1,200 MB is over GitHub Pages' 1 GB"]
+
+
+def test_a_builds_files_are_measured_as_a_deploy_uploads_them() -> None:
+    written = [("en/index.html", 10), (".sizewise-build.json", 999), ("assets/.hidden", 5), ("api/x.json", 30)]
+    assert hosts.Output.of(written) == hosts.Output(2, 40, "api/x.json", 30)
+
+
+def test_every_build_reports_its_size_against_the_configured_host() -> None:
+    small = hosts.Output(37_000, 475 * 10**6, "assets/finder-data.json", 171_300)
+    report = writer.size_report(small, "github-pages")
+    assert "output: 475.0 MB in 37,000 files, the largest assets/finder-data.json (171.3 kB)" in report
+    assert "budget ≤ 500 MB: 95% of it, ok" in report and "GitHub Pages: site ≤ 1 GB: 48% of it, ok" in report
+    assert "warning" not in report
+    big = writer.size_report(hosts.Output(37_000, 475 * 10**6, "x", 1), "cloudflare-pages-free")
+    assert "warning: 37,000 files is over Cloudflare Pages, free' 20,000 files" in big
+    assert writer.size_report(None, "github-pages") == ""

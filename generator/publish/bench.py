@@ -19,45 +19,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
+
+from generator.publish.hosts import Output, host_lines, measure_output
 
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET_PAGES_S = 300
 BUDGET_NOOP_S = 3.0
 BUDGET_ONE_MODEL = 0.10
 BUDGET_PEAK_GIB = 2.0
-BUDGET_OUTPUT_BYTES = 500 * 10**6
-BUDGET_FILES = 100_000
 # Pair pages parsed for the average shape (evenly spaced over all of them; parsing every page takes minutes).
 SHAPE_SAMPLE = 300
-
-
-@dataclasses.dataclass(frozen=True)
-class Host:
-    """What a static host accepts: the whole published site, the number of files, one file (None: no limit)."""
-
-    name: str
-    site_bytes: int | None
-    files: int | None
-    file_bytes: int | None
-
-
-# The hosts' own documentation, read 2026 (GB taken as 10^9 bytes, the stricter reading):
-# https://docs.github.com/en/pages/getting-started-with-github-pages/github-pages-limits
-#   "Published GitHub Pages sites may be no larger than 1 GB."
-# https://developers.cloudflare.com/pages/platform/limits/
-#   "up to 20,000 files on the Free plan", "Workers Paid plans can have up to 100,000 files per site"
-#   (with PAGES_WRANGLER_MAJOR_VERSION=4), "The maximum file size for a single ... site asset is 25 MiB."
-# https://docs.gitlab.com/user/gitlab_com/#gitlab-pages  ("Maximum site size: 1 GB")
-# https://docs.gitlab.com/administration/instance_limits/#number-of-files-per-gitlab-pages-website  (200,000)
-HOSTS = (
-    Host("GitHub Pages", 10**9, None, None),
-    Host("Cloudflare Pages, free", None, 20_000, 25 * 2**20),
-    Host("Cloudflare Pages, paid", None, 100_000, 25 * 2**20),
-    Host("GitLab Pages (gitlab.com)", 10**9, 200_000, None),
-)
 
 
 def run(content: Path, out: Path, *extra: str) -> tuple[float, int, float]:
@@ -91,56 +65,6 @@ def synthetic(content: Path, factor: int, dest: Path) -> Path:
             copy = re.sub(r"^name: (.*)$", rf"name: \1 (copy {i})", copy, count=1, flags=re.M)
             (dest / "models" / f"{slug}.yaml").write_text(copy, encoding="utf-8")
     return dest
-
-
-@dataclasses.dataclass(frozen=True)
-class Output:
-    """What a deploy uploads: the output folder less its dotfiles (the build's own bookkeeping)."""
-
-    files: int
-    bytes: int
-    largest: str
-    largest_bytes: int
-
-
-def deployed_files(out: Path) -> Iterator[tuple[str, int]]:
-    """(path, size) of every file a deploy uploads, dotfiles and dot-folders left out."""
-    for folder, dirs, names in os.walk(out):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            if not name.startswith("."):
-                path = os.path.join(folder, name)
-                yield os.path.relpath(path, out), os.path.getsize(path)
-
-
-def measure_output(out: Path) -> Output:
-    """Files, bytes and the largest file of the deployable output in ``out``."""
-    files = list(deployed_files(out))
-    largest, largest_bytes = max(files, key=lambda f: (f[1], f[0]), default=("", 0))
-    return Output(len(files), sum(size for _, size in files), largest, largest_bytes)
-
-
-def _verdict(value: int, limit: int | None) -> str:
-    return "no limit" if limit is None else f"{value / limit:.0%} of it, " + ("ok" if value <= limit else "OVER")
-
-
-def host_lines(output: Output) -> list[str]:
-    """One line per budget and host: the limit, how much of it the output uses, ok or OVER."""
-    lines = [
-        f"  budget ≤ {BUDGET_OUTPUT_BYTES / 1e6:,.0f} MB: {_verdict(output.bytes, BUDGET_OUTPUT_BYTES)}; "
-        f"≤ {BUDGET_FILES:,} files: {_verdict(output.files, BUDGET_FILES)}"
-    ]
-    for host in HOSTS:
-        parts = []
-        if host.site_bytes is not None:
-            parts.append(f"site ≤ {host.site_bytes / 1e9:g} GB: {_verdict(output.bytes, host.site_bytes)}")
-        if host.files is not None:
-            parts.append(f"≤ {host.files:,} files: {_verdict(output.files, host.files)}")
-        if host.file_bytes is not None:
-            limit = f"{host.file_bytes / 2**20:g} MiB"
-            parts.append(f"a file ≤ {limit}: {_verdict(output.largest_bytes, host.file_bytes)}")
-        lines.append(f"  {host.name}: " + "; ".join(parts))
-    return lines
 
 
 @dataclasses.dataclass(frozen=True)

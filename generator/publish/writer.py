@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.content.catalog import Catalog
-from generator.publish import incremental, outdir
+from generator.publish import hosts, incremental, outdir
 from generator.publish.progress import Progress
 from generator.site import api, badges, pages, routes, sitemap
 from generator.site.browser_data import finder_data, shared_data
@@ -467,11 +467,14 @@ def build(
     force: bool = False,
     shard: tuple[int, int] | None = None,
     minify: bool = True,
+    host: str | None = None,
 ) -> str:
     """Render what changed since the last build into a temporary sibling of ``out``, link the rest, swap it in.
 
     ``force`` ignores the previous build. ``shard=(k, n)`` builds the k-th of n disjoint slices of the
     models (the first slice also builds the rest of the site); merged, the slices equal one build.
+    ``host`` (a key of hosts.HOSTS) is where the site is deployed: the summary warns when the output
+    is over its limits.
     """
     start = time.perf_counter()
     content = content or ROOT / "content"
@@ -484,9 +487,22 @@ def build(
     try:
         with outdir.locked(out):
             outdir.remove_leftovers(out)
-            return _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard, minify)
+            summary, size = _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard, minify)
     finally:
         os.umask(umask)
+    return summary + size_report(size, host)
+
+
+def size_report(size: hosts.Output | None, host: str | None) -> str:
+    """What the output weighs against our budgets and the deploy host's limits (lines for the summary)."""
+    if size is None:
+        return ""
+    lines = ["", f"output: {size.summary()}", f"  {hosts.budget_line(size)}"]
+    for h in hosts.HOSTS:
+        if h.key == host:
+            lines.append(f"  {hosts.host_line(size, h)}")
+            lines += [f"warning: {problem}" for problem in hosts.over(size, h)]
+    return "\n".join(lines)
 
 
 def _build_locked(
@@ -500,8 +516,8 @@ def _build_locked(
     force: bool,
     shard: tuple[int, int] | None,
     minify: bool,
-) -> str:
-    """The build proper, with the output's lock held."""
+) -> tuple[str, hosts.Output | None]:
+    """The build proper, with the output's lock held: its summary, and the size of what it wrote."""
     outdir.check_replaceable(out)  # again under the lock: another build may have just finished
     asset_files = assets(catalog)
     urls = {name: url for name, (url, _) in asset_files.items()}
@@ -520,7 +536,7 @@ def _build_locked(
         site_same = incremental.reusable(reusable_from.site or None, keys.site, out)
         if not todo and site_same:
             _write_atomic(changed_txt, "")
-            return f"{out} is up to date ({len(previous.files()):,} files) in {time.perf_counter() - start:.1f} s"
+            return f"{out} is up to date ({len(previous.files()):,} files) in {time.perf_counter() - start:.1f} s", None
         plan = Plan(todo, reuse, bool(todo) or not site_same, keys, reusable_from, out)
     tmp = outdir.new_tree(out)
     settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs, minify)
@@ -543,11 +559,14 @@ def _build_locked(
     html_pages = sum(rel.endswith(".html") for rel, _, _ in written)
     size = sum(n for _, n, _ in written)
     seconds = time.perf_counter() - start
-    return (
+    summary = (
         f"built {files:,} files ({html_pages:,} pages, {files - html_pages:,} JSON/SVG/other, {size / 1e6:,.1f} MB) "
-        f"into {out} in {seconds:.1f} s; {rendered_models} of {len(catalog.models)} models rendered"
+        f"into {out} in {seconds:.1f} s ({html_pages / seconds:,.0f} pages/s); "
+        f"{rendered_models} of {len(catalog.models)} models rendered"
         + ("" if plan.site else ", rest of the site unchanged")
     )
+    # The whole output, reused files included, as a deploy uploads it (a shard: its own part).
+    return summary, hosts.Output.of((rel, n) for rel, n, _ in written)
 
 
 def _write_atomic(path: Path, text: str) -> None:
