@@ -238,12 +238,6 @@ def _check_out(out: Path, roots: Iterable[Path]) -> None:
             raise MergeError(f"--out {out} overlaps the shard folder {root}: merge into another folder")
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def merge(shard_dirs: Sequence[Path], out: Path, expected: incremental.Keys) -> str:
     """Merge the shard folders into ``out`` (replaced atomically) and write ``<out>.changed.txt``; a summary line.
 
@@ -260,28 +254,20 @@ def merge(shard_dirs: Sequence[Path], out: Path, expected: incremental.Keys) -> 
     manifest = combine(shards, expected)
     for shard in shards:
         check_contents(shard)
-    outdir.check_replaceable(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    umask = os.umask(0o022)
-    try:
-        with outdir.locked(out):
-            outdir.remove_leftovers(out)
-            outdir.check_replaceable(out)
-            previous = incremental.Manifest.load(out)
-            tmp = outdir.new_tree(out)
-            try:
-                totals = [place(shard.files(), shard.root, tmp) for shard in shards]
-                outdir.finish_tree(tmp, manifest.data())
-                # As in build: the list is written before the swap, so a kill in between leaves the old
-                # tree and the next run compares against it again.
-                changed = incremental.changes(previous.files(), manifest.files())
-                _write_atomic(out.with_name(out.name + ".changed.txt"), "".join(p + "\n" for p in changed))
-                outdir.swap_in(tmp, out)
-            except BaseException:
-                outdir.discard(tmp)
-                raise
-    finally:
-        os.umask(umask)
+    with outdir.exclusive(out):
+        previous = incremental.Manifest.load(out)
+        tmp = outdir.new_tree(out)
+        try:
+            totals = [place(shard.files(), shard.root, tmp) for shard in shards]
+            outdir.finish_tree(tmp, manifest.data())
+            # As in build: the list is written before the swap, so a kill in between leaves the old
+            # tree and the next run compares against it again.
+            changed = incremental.changes(previous.files(), manifest.files())
+            outdir.write_atomic(out.with_name(out.name + ".changed.txt"), "".join(p + "\n" for p in changed))
+            outdir.swap_in(tmp, out)
+        except BaseException:
+            outdir.discard(tmp)
+            raise
     linked, copied, size = (sum(t[i] for t in totals) for i in range(3))
     return (
         f"merged {len(shards)} shards into {out}: {linked + copied:,} files ({size / 1e6:,.1f} MB; "

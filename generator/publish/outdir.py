@@ -92,6 +92,31 @@ def locked(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def exclusive(out: Path) -> Iterator[None]:
+    """Everything a writer of ``out`` (a build, a merge) needs before it starts: ``out`` is refused if no
+    build made it, its lock is held, earlier runs' leftovers are removed, and what is written is
+    world-readable (umask 022). ``out`` is checked again under the lock: another run may have just
+    finished."""
+    check_replaceable(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    umask = os.umask(0o022)
+    try:
+        with locked(out):
+            remove_leftovers(out)
+            check_replaceable(out)
+            yield
+    finally:
+        os.umask(umask)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace a text file in one step (a reader sees the old or the new one, never a part)."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def _marked_leftovers(out: Path) -> list[Path]:
     """Temporary and replaced folders of earlier builds of ``out`` that carry a marker of ours."""
     found = []

@@ -480,16 +480,9 @@ def build(
     content = content or ROOT / "content"
     jobs = jobs or os.cpu_count() or 1
     out = out.resolve()
-    outdir.check_replaceable(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     # Output is served as is: directories 0755, files 0644, whatever the caller's umask.
-    umask = os.umask(0o022)
-    try:
-        with outdir.locked(out):
-            outdir.remove_leftovers(out)
-            summary, size = _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard, minify)
-    finally:
-        os.umask(umask)
+    with outdir.exclusive(out):
+        summary, size = _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard, minify)
     return summary + size_report(size, host)
 
 
@@ -518,7 +511,6 @@ def _build_locked(
     minify: bool,
 ) -> tuple[str, hosts.Output | None]:
     """The build proper, with the output's lock held: its summary, and the size of what it wrote."""
-    outdir.check_replaceable(out)  # again under the lock: another build may have just finished
     asset_files = assets(catalog)
     urls = {name: url for name, (url, _) in asset_files.items()}
     keys = incremental.keys(catalog, content, base_url.rstrip("/"), langs)
@@ -535,7 +527,7 @@ def _build_locked(
         todo = [s for s in groups if s not in reuse]
         site_same = incremental.reusable(reusable_from.site or None, keys.site, out)
         if not todo and site_same:
-            _write_atomic(changed_txt, "")
+            outdir.write_atomic(changed_txt, "")
             return f"{out} is up to date ({len(previous.files()):,} files) in {time.perf_counter() - start:.1f} s", None
         plan = Plan(todo, reuse, bool(todo) or not site_same, keys, reusable_from, out)
     tmp = outdir.new_tree(out)
@@ -549,7 +541,7 @@ def _build_locked(
             # Written before the swap: a kill in between leaves the old tree, and the next build
             # compares against it again, so no change is ever missing from the list.
             changed = incremental.changes(previous.files(), manifest.files())
-            _write_atomic(changed_txt, "".join(p + "\n" for p in changed))
+            outdir.write_atomic(changed_txt, "".join(p + "\n" for p in changed))
         outdir.swap_in(tmp, out)
     except BaseException:
         outdir.discard(tmp)
@@ -567,9 +559,3 @@ def _build_locked(
     )
     # The whole output, reused files included, as a deploy uploads it (a shard: its own part).
     return summary, hosts.Output.of((rel, n) for rel, n, _ in written)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

@@ -196,15 +196,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
     # What static/workbench.js needs of this page; everything shared lives in cached assets.
     workbench = {
         "hardware": p.hardware.slug,
-        "scenario": {
-            "quant": sc.fmt.name,
-            "engine": sc.engine.name,
-            "kv_dtype": sc.kv.name,
-            "context": sc.context,
-            "batch": sc.batch,
-            "gpus": sc.gpus,
-            "offload": sc.offload,
-        },
+        "scenario": sc.inputs(),
         "model_url": g.asset[0],
         # The controls in this language, which name the other files the workbench loads.
         "ui_url": g.asset_urls[f"workbench-ui-{route.lang}"],

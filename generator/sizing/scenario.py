@@ -53,6 +53,18 @@ class Scenario:
         if not 0.0 <= self.offload <= 1.0:
             raise ValueError(f"offload must be a fraction from 0 to 1, got {self.offload}")
 
+    def inputs(self) -> dict[str, str | int | float]:
+        """The scenario by name, as estimate --json, the pair JSON and the workbench write it."""
+        return {
+            "quant": self.fmt.name,
+            "engine": self.engine.name,
+            "kv_dtype": self.kv.name,
+            "context": self.context,
+            "batch": self.batch,
+            "gpus": self.gpus,
+            "offload": self.offload,
+        }
+
     def with_(self, **changes: object) -> Scenario:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
