@@ -96,7 +96,7 @@ class Catalog:
             engines=_index(engines, "name"),
             assumptions=assumptions,
             calibration=calibration,
-            offers=tuple(sorted(offers, key=lambda o: (o.hardware, o.usd_per_hour / o.gpus, o.provider, o.instance))),
+            offers=tuple(sorted(offers, key=lambda o: (o.hardware, o.usd_per_gpu_hour, o.provider, o.instance))),
             api_prices=tuple(sorted(api_prices, key=lambda p: (p.model, p.output_usd_per_mtok, p.provider))),
             throughput=tuple(throughput),
             file_sizes=tuple(file_sizes),

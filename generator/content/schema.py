@@ -453,6 +453,11 @@ class CloudOffer(Frozen):
     source: Source
     notes: Prose = ""
 
+    @property
+    def usd_per_gpu_hour(self) -> float:
+        """The price of one of the instance's GPUs for an hour."""
+        return self.usd_per_hour / self.gpus
+
 
 class ApiPrice(Frozen):
     """A dated serverless API price for a catalog model, per million tokens."""

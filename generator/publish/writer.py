@@ -31,7 +31,7 @@ from generator.content.catalog import Catalog
 from generator.publish import hosts, incremental, outdir
 from generator.publish.progress import Progress
 from generator.site import api, badges, pages, routes, sitemap
-from generator.site.browser_data import finder_data, shared_data
+from generator.site.browser_data import encoded, finder_data, shared_data
 from generator.site.hardware_page import HardwareRow, hardware_rows
 from generator.site.i18n import LANGS, number_spec
 from generator.site.pages import ModelGroup, SiteGroup
@@ -90,10 +90,8 @@ def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     """Static files and the search index, with content-hashed names: logical name -> (URL, bytes)."""
     out = {path.name: fingerprint(path.name, path.read_bytes()) for path in sorted(STATIC.iterdir())}
     out["search-index"] = fingerprint("search-index.json", search_index(catalog))
-    shared = json.dumps(shared_data(catalog), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
-    out["sizing-data"] = fingerprint("sizing-data.json", shared)
-    finder = json.dumps(finder_data(catalog), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
-    out["finder-data"] = fingerprint("finder-data.json", finder)
+    out["sizing-data"] = fingerprint("sizing-data.json", encoded(shared_data(catalog)))
+    out["finder-data"] = fingerprint("finder-data.json", encoded(finder_data(catalog)))
     urls = {
         "sizing_url": out["sizing.js"][0],
         "display_url": out["display.js"][0],
@@ -127,7 +125,7 @@ def search_index(catalog: Catalog) -> bytes:
     data: dict[str, list[dict[str, Any]]] = {"models": [], "hardware": []}
     for e in pages.search_entries(catalog):
         data[e.section].append({"s": e.slug, "n": e.name, "a": list(e.words)})
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    return encoded(data)
 
 
 def jsonld(breadcrumbs: list[tuple[str, str]], settings: Settings) -> dict[str, Any]:

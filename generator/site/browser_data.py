@@ -4,6 +4,7 @@ and scenario cases whose Python outputs the JavaScript engine must reproduce."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from typing import Any
 
@@ -87,6 +88,11 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
         "family_engine": FAMILY_ENGINE,
         "memory_chart": MEMORY_CHART,
     }
+
+
+def encoded(data: Any) -> bytes:
+    """A data file as the browser gets it: compact JSON, sorted keys, UTF-8."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
 def model_data(model: Model) -> dict[str, Any]:

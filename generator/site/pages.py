@@ -11,7 +11,6 @@ template's variables; they compute nothing the group has not computed once.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -19,7 +18,7 @@ from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
 from generator.site import badges
 from generator.site.accuracy import AccuracyData, accuracy_data
-from generator.site.browser_data import model_asset, model_data
+from generator.site.browser_data import encoded, model_asset, model_data
 from generator.site.cells import context_cells, matrix_cells
 from generator.site.charts import speed_chart
 from generator.site.hardware_page import HardwareRow, related_hardware
@@ -67,8 +66,7 @@ class ModelGroup:
         b = badges.badge(pairs)
         answers, recs = common_answers(catalog, model)
         hardware = list(catalog.hardware.values())
-        data = json.dumps(model_asset(catalog, model), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-        data_bytes = data.encode()
+        data_bytes = encoded(model_asset(catalog, model))
         return cls(
             catalog=catalog,
             model=model,

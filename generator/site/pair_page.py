@@ -57,7 +57,7 @@ class PairData:
     kv8_saving_bytes: int
     smaller: FormatRow | None
     smaller_saving_bytes: int
-    offers: tuple[tuple[CloudOffer, float], ...]
+    offers: tuple[CloudOffer, ...]
     memory_chart: MemoryChart
     finetune_gpus: tuple[int, int, int]
 
@@ -148,7 +148,7 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
         smaller_saving_bytes=est.memory.weights_bytes - smaller.est.memory.weights_bytes
         if smaller and smaller.est
         else 0,
-        offers=tuple((o, o.usd_per_hour / o.gpus) for o in catalog.offers_for(hw.slug)),
+        offers=catalog.offers_for(hw.slug),
         memory_chart=memory_bars(est),
         finetune_gpus=(ft[0], ft[1], ft[2]),
     )

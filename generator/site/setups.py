@@ -106,7 +106,7 @@ def _cost(hw: Hardware, devices: int, mode: Mode, catalog: Catalog) -> tuple[flo
         offers = headline_offers(list(catalog.offers_for(hw.slug)))
         if not offers:
             return None
-        hourly = min(o.usd_per_hour / o.gpus for o in offers) * units
+        hourly = min(o.usd_per_gpu_hour for o in offers) * units
         return hourly, None, hourly
     price = hw.used_price if mode == "used" else hw.price
     if price is None:

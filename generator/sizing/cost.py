@@ -48,7 +48,7 @@ def cost(
     cheapest serverless API price of ``model`` (a slug) for comparison. ``hw`` is one device and
     ``gpus`` counts devices; an offer rents whole cards of ``chips`` devices each."""
     mine = headline_offers([o for o in offers if o.hardware == hw.slug])
-    offer = min(mine, key=lambda o: (o.usd_per_hour / o.gpus, o.provider, o.instance), default=None)
+    offer = min(mine, key=lambda o: (o.usd_per_gpu_hour, o.provider, o.instance), default=None)
     per_gpu = offer.usd_per_hour / (offer.gpus * chips) if offer else None
     hourly = per_gpu * gpus if per_gpu is not None else None
     hours_month = a.hours_per_day * a.days_per_month

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from generator.content.catalog import Catalog
@@ -24,6 +24,8 @@ from generator.content.schema import (
     QuantFormat,
 )
 from generator.sizing.speed import SpeedConstants
+
+T = TypeVar("T")
 
 # Bounds far above any real deployment: past them an input is a mistake, not a scenario.
 MAX_CONTEXT = 1_000_000_000
@@ -70,6 +72,14 @@ class Scenario:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
+def _grouped(items: Iterable[T], key: Callable[[T], str]) -> dict[str, tuple[T, ...]]:
+    """``items`` by ``key``, each group in the order of ``items``."""
+    by: dict[str, list[T]] = {}
+    for item in items:
+        by.setdefault(key(item), []).append(item)
+    return {k: tuple(v) for k, v in by.items()}
+
+
 @dataclasses.dataclass(frozen=True)
 class Facts:
     """Constants from content/: assumptions, fitted calibration, prices."""
@@ -81,17 +91,11 @@ class Facts:
 
     @functools.cached_property
     def _offers_by_hardware(self) -> dict[str, tuple[CloudOffer, ...]]:
-        by: dict[str, list[CloudOffer]] = {}
-        for o in self.offers:
-            by.setdefault(o.hardware, []).append(o)
-        return {k: tuple(v) for k, v in by.items()}
+        return _grouped(self.offers, lambda o: o.hardware)
 
     @functools.cached_property
     def _api_by_model(self) -> dict[str, tuple[ApiPrice, ...]]:
-        by: dict[str, list[ApiPrice]] = {}
-        for p in self.api_prices:
-            by.setdefault(p.model, []).append(p)
-        return {k: tuple(v) for k, v in by.items()}
+        return _grouped(self.api_prices, lambda p: p.model)
 
     @functools.cached_property
     def _calibrations(self) -> dict[tuple[str, str, str, bool], tuple[SpeedConstants, str]]:
