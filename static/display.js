@@ -201,3 +201,77 @@ export function memoryBars(keys, g) {
   const usable = g.x0 + (keys.usable_bytes / scale) * g.width;
   return { segments, usable_x: usable, label_end: usable > g.flip_at };
 }
+
+/**
+ * The page's query string with `keys` set from `mine` (removed where `mine` lacks them) and every other
+ * key kept, so each section of a page keeps its own state in one URL.
+ * @param {string} current location.search
+ * @param {string[]} keys
+ * @param {URLSearchParams} mine
+ */
+export function mergeQuery(current, keys, mine) {
+  const search = new URLSearchParams(current);
+  for (const key of keys) {
+    const value = mine.get(key);
+    if (value) search.set(key, value);
+    else search.delete(key);
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+/**
+ * @typedef {{ width: number, height: number, left: number, right: number, top: number, bottom: number }} ValueGeometry
+ * @typedef {{ label: string, usd: number, tok_s: number, x: number, y: number, frontier: number }} ValuePoint
+ * @typedef {{ value: number, pos: number }} Tick
+ * @typedef {{ points: ValuePoint[], frontier: ValuePoint[], path: string, x_ticks: Tick[], y_ticks: Tick[],
+ *   box: [number, number, number, number], y_digits: number }} ValueChart
+ */
+
+/**
+ * The price-against-speed chart of `[label, price, tok/s]` setups, or null when none has a price:
+ * generator/site/charts.py value_chart line by line (the parity vectors check it).
+ * @param {[string, number, number][]} setups
+ * @param {ValueGeometry} g
+ * @returns {ValueChart | null}
+ */
+export function valueChart(setups, g) {
+  const pts = setups.filter((s) => s[1] > 0 && s[2] > 0)
+    .sort((a, b) => a[1] - b[1] || b[2] - a[2] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  if (!pts.length) return null;
+  const x0 = g.left;
+  const x1 = g.width - g.right;
+  const y0 = g.height - g.bottom;
+  const y1 = g.top;
+  const lo = Math.floor(Math.log10(pts[0][1]));
+  const hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(...pts.map((p) => p[1])))));
+  const most = Math.max(...pts.map((p) => p[2]));
+  const k = Math.floor(Math.log10(most));
+  let top = 0;
+  let step = 0;
+  for (const [m, parts] of [[1, 5], [2, 4], [5, 5], [10, 5]]) {
+    if (m * 10 ** k >= most) { top = m * 10 ** k; step = top / parts; break; }
+  }
+  const px = (/** @type {number} */ usd) => x0 + (Math.log10(usd) - lo) / (hi - lo) * (x1 - x0);
+  const py = (/** @type {number} */ tokS) => y0 + tokS / top * (y1 - y0);
+  /** @type {ValuePoint[]} */
+  const points = [];
+  let best = 0;
+  let rank = 0;
+  for (const [label, usd, tokS] of pts) {
+    const on = tokS > best;
+    if (on) { best = tokS; rank += 1; }
+    points.push({ label, usd, tok_s: tokS, x: px(usd), y: py(tokS), frontier: on ? rank : 0 });
+  }
+  const frontier = points.filter((p) => p.frontier);
+  /** @type {Tick[]} */
+  const xTicks = [];
+  for (let e = lo; e <= hi; e++) xTicks.push({ value: e, pos: px(10 ** e) });
+  for (let e = lo; e < hi; e++) xTicks.push({ value: e + 0.5, pos: px(3 * 10 ** e) });
+  /** @type {Tick[]} */
+  const yTicks = [];
+  const n = Math.round(top / step);
+  for (let i = 0; i <= n; i++) yTicks.push({ value: step * i, pos: py(step * i) });
+  const path = frontier.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
+  return { points, frontier, path, x_ticks: xTicks, y_ticks: yTicks, box: [x0, x1, y0, y1], y_digits: step < 1 ? 1 : 0 };
+}

@@ -164,11 +164,13 @@ class ModelJSON(Payload):
 
 
 class ModelOnHardware(Payload):
-    """The best format of one model on one accelerator."""
+    """One model on one accelerator in the format a person would run there (the hardware page's row):
+    the best-quality format with a published checkpoint that fits comfortably, else tightly."""
 
     model: str
     best_quant: str | None
     engine: str | None
+    verdict: Verdict | None
     total_bytes: int | None
     decode_tok_s: float | None
     decode_tok_s_low: float | None
@@ -489,6 +491,7 @@ def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
             model=row.model_slug,
             best_quant=row.quant,
             engine=row.engine,
+            verdict=row.verdict,
             total_bytes=row.total_bytes,
             decode_tok_s=row.decode_tok_s,
             decode_tok_s_low=row.decode_low,

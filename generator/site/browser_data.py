@@ -3,6 +3,7 @@ and scenario cases whose Python outputs the JavaScript engine must reproduce."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import random
@@ -10,7 +11,7 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
-from generator.site.charts import MEMORY_CHART, bars_of
+from generator.site.charts import MEMORY_CHART, VALUE_CHART, bars_of, value_chart
 from generator.site.commands import CommandInputs, launch_command
 from generator.site.i18n import LANGS, NumberFormat, number_spec
 from generator.site.pair_page import context_steps
@@ -87,6 +88,7 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
         # default, and the memory chart's geometry.
         "family_engine": FAMILY_ENGINE,
         "memory_chart": MEMORY_CHART,
+        "value_chart": VALUE_CHART,
     }
 
 
@@ -335,6 +337,22 @@ def chart_cases(seed: int = 11, count: int = 60) -> list[dict[str, Any]]:
     return cases
 
 
+def value_chart_cases(seed: int = 13, count: int = 40) -> list[dict[str, Any]]:
+    """The price-against-speed chart's geometry for many sets of setups (prices from cents to millions)."""
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(count):
+        setups = [
+            (f"hw{i}", round(10 ** rng.uniform(-1.5, 6.5), 2), round(10 ** rng.uniform(-0.5, 3.5), 3))
+            for i in range(rng.randrange(1, 30))
+        ]
+        if rng.random() < 0.2:  # ties in price and in speed
+            setups += [(f"tie{i}", setups[0][1], setups[-1][2]) for i in range(2)]
+        chart = value_chart(setups)
+        cases.append({"setups": setups, "expected": dataclasses.asdict(chart) if chart else None})
+    return cases
+
+
 def parity_file(catalog: Catalog, hardware: tuple[str, ...]) -> dict[str, Any]:
     """The golden file the JavaScript engine is checked against: inputs, facts and expected outputs."""
     return {
@@ -349,4 +367,5 @@ def parity_file(catalog: Catalog, hardware: tuple[str, ...]) -> dict[str, Any]:
         "number_cases": number_cases(),
         "command_cases": command_cases(catalog),
         "chart_cases": chart_cases(),
+        "value_chart_cases": value_chart_cases(),
     }

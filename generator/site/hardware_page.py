@@ -1,15 +1,26 @@
-"""What a hardware page shows: every model's best fitting format on it, and related accelerators."""
+"""What a hardware page shows: every model on it in the format a person would pick, grouped by size
+with the models that fit well first, and related accelerators."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import Any
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
 
 from generator.content.catalog import Catalog
-from generator.content.schema import Hardware, Model
+from generator.content.schema import Hardware, Model, Price
 from generator.site.model_page import RELATED
 from generator.site.pair_page import FormatRow, PairData, best_of, quant_matrix
+from generator.site.setups import CANDIDATES, available
+from generator.sizing.params import count_params
+
+T = TypeVar("T")
+
+# Size groups of a hardware page, by total parameters (upper bounds, in billions).
+SIZE_GROUPS: tuple[float, ...] = (4, 16, 40, 100, 300, math.inf)
+# The order of verdicts on a hardware page: fits well, then tight, then does not fit.
+VERDICT_ORDER = {"comfortable": 0, "tight": 1, "oom": 2}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,6 +32,7 @@ class HardwareRow:
 
     model_slug: str
     model_name: str
+    params_total: int = 0
     quant: str | None = None
     engine: str | None = None
     engine_label: str | None = None
@@ -43,17 +55,19 @@ class HardwareRow:
     @classmethod
     def of(cls, pair: PairData) -> HardwareRow:
         """The row a pair contributes to its hardware page."""
-        return cls.from_best(pair.model, pair.best)
+        return cls.from_pick(pair.model, pick_of(pair.model, pair.matrix))
 
     @classmethod
-    def from_best(cls, model: Model, best: FormatRow | None) -> HardwareRow:
-        """The row for a model whose best fitting format is ``best``."""
+    def from_pick(cls, model: Model, best: FormatRow | None) -> HardwareRow:
+        """The row for a model whose picked format is ``best`` (None: no format fits)."""
+        params = count_params(model).total
         if best is None or best.est is None:
-            return cls(model.slug, model.name)
+            return cls(model.slug, model.name, params)
         e = best.est
         return cls(
             model.slug,
             model.name,
+            params,
             best.fmt.name,
             best.engine.name,
             best.engine.label,
@@ -66,16 +80,139 @@ class HardwareRow:
         )
 
 
+def pick_of(model: Model, matrix: tuple[FormatRow, ...]) -> FormatRow | None:
+    """The format a person would run: the finder's order of formats (``setups.CANDIDATES``: quality
+    first, only formats with a published checkpoint), taking a comfortable fit over a tight one; when
+    none of those fits, the highest precision that does."""
+    by_name = {r.fmt.name: r for r in matrix}
+    for wanted in ("comfortable", "tight"):
+        for name, engine in CANDIDATES:
+            r = by_name.get(name)
+            if (
+                r is not None
+                and r.est is not None
+                and r.engine.name == engine
+                and r.est.memory.verdict == wanted
+                and available(model, name, r.fmt.family)
+            ):
+                return r
+    return best_of(matrix)
+
+
 def hardware_rows(catalog: Catalog, model: Model) -> list[HardwareRow]:
     """A model's rows for every hardware page, from the quantization matrices alone (no pages rendered)."""
     context = catalog.assumptions.default_context
     return [
-        HardwareRow.from_best(model, best_of(quant_matrix(catalog, model, hw, context)))
+        HardwareRow.from_pick(model, pick_of(model, quant_matrix(catalog, model, hw, context)))
         for hw in catalog.hardware.values()
     ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Group(Generic[T]):
+    """Items whose measure is in (``low``, ``high``] (``high`` None: no bound), in a page's order."""
+
+    low: int
+    high: int | None
+    items: tuple[T, ...]
+
+
+def grouped(
+    items: Sequence[T], bounds: Sequence[float], unit: float, measure: Callable[[T], float], order: Callable[[T], Any]
+) -> tuple[Group[T], ...]:
+    """``items`` in ranges of ``measure`` (upper ``bounds`` in ``unit``, the last may be infinite), each
+    range sorted by ``order``; empty ranges are left out."""
+    groups = []
+    low = 0.0
+    for high in bounds:
+        mine = sorted((x for x in items if low * unit < measure(x) <= high * unit), key=order)
+        if mine:
+            groups.append(Group(round(low * unit), None if math.isinf(high) else round(high * unit), tuple(mine)))
+        low = high
+    return tuple(groups)
+
+
+def size_groups(rows: Sequence[HardwareRow]) -> tuple[Group[HardwareRow], ...]:
+    """Rows grouped by size, smallest group first; in each, the models that fit well first, then the
+    tight fits, then those that fit on no single device, larger models first within each."""
+    return grouped(
+        rows,
+        SIZE_GROUPS,
+        1e9,
+        lambda r: r.params_total,
+        lambda r: (VERDICT_ORDER[r.verdict or "oom"], -r.params_total, r.model_name),
+    )
 
 
 def related_hardware(hw: Hardware, everything: Sequence[Hardware]) -> list[Hardware]:
     """Up to 12 other accelerators of the same kind, nearest in memory first (for a pair page's links)."""
     same = [h for h in everything if h.slug != hw.slug and h.kind is hw.kind]
     return sorted(same, key=lambda h: (abs(h.memory_bytes - hw.memory_bytes), h.slug))[:RELATED]
+
+
+# The home page's memory groups, in GiB (upper bounds; the last has none).
+MEMORY_GROUPS_GIB: tuple[float, ...] = (12, 16, 24, 48, 96, 192, math.inf)
+# The home page's budgets (US$) and the decode speed a setup must reach there.
+BUDGETS_USD: tuple[int, ...] = (500, 1000, 2000, 5000, 10000, 50000)
+BUDGET_TOK_S = 10.0
+# Formats a budget answer may recommend: the finder's (4-bit and up), not the 2- and 3-bit fallbacks.
+QUALITY_FORMATS = frozenset(name for name, _ in CANDIDATES)
+
+
+def memory_groups(hardware: Sequence[Hardware]) -> tuple[Group[Hardware], ...]:
+    """The catalog's accelerators grouped by memory, least first (the home page's "what runs on my card")."""
+    return grouped(hardware, MEMORY_GROUPS_GIB, 1024**3, lambda h: h.memory_bytes, lambda h: (h.memory_bytes, h.name))
+
+
+@dataclasses.dataclass(frozen=True)
+class BudgetPick:
+    """The single device a budget buys (new or used) that runs the largest catalog model comfortably, in a
+    format of the finder's (4-bit or more), at ``BUDGET_TOK_S`` or more at the default context, and that
+    model's row on it."""
+
+    hardware: Hardware
+    price: Price
+    row: HardwareRow
+
+
+def budget_pick(
+    hardware: Sequence[Hardware], rows: Mapping[str, Sequence[HardwareRow]], budget: float, used: bool
+) -> BudgetPick | None:
+    """The best buy within ``budget``: the largest model it runs well, then the fastest, then the cheapest."""
+    best: tuple[tuple[float, float, float, str], BudgetPick] | None = None
+    for hw in hardware:
+        price = hw.used_price if used else hw.price
+        if price is None or price.usd > budget:
+            continue
+        good = [
+            r
+            for r in rows.get(hw.slug, ())
+            if r.verdict == "comfortable"
+            and r.quant in QUALITY_FORMATS
+            and r.decode_tok_s is not None
+            and r.decode_tok_s >= BUDGET_TOK_S
+        ]
+        if not good:
+            continue
+        top = max(good, key=lambda r: (r.params_total, r.decode_tok_s or 0.0, r.model_slug))
+        key = (top.params_total, top.decode_tok_s or 0.0, -price.usd, hw.slug)
+        if best is None or key > best[0]:
+            best = (key, BudgetPick(hw, price, top))
+    return best[1] if best else None
+
+
+@dataclasses.dataclass(frozen=True)
+class BudgetRow:
+    """One budget of the home page: the best new and used buys within it."""
+
+    budget: int
+    new: BudgetPick | None
+    used: BudgetPick | None
+
+
+def budget_rows(hardware: Sequence[Hardware], rows: Mapping[str, Sequence[HardwareRow]]) -> tuple[BudgetRow, ...]:
+    """The home page's "what can I run for my budget" table."""
+    return tuple(
+        BudgetRow(b, budget_pick(hardware, rows, b, used=False), budget_pick(hardware, rows, b, used=True))
+        for b in BUDGETS_USD
+    )

@@ -21,6 +21,7 @@ from babel import Locale
 from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_compact_decimal
 
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
 LANGS = ("en", "fr", "zh")
@@ -151,6 +152,12 @@ class NumberFormat:
         text = self.num(abs(value), digits)
         sign = self.spec["minus"] if value < 0 and text != self.num(0, digits) else ""
         return f"{sign}{prefix}{text}{suffix}"
+
+    def compact(self, n: float | None, digits: int = 1) -> str:
+        """A large number in the locale's short form: 32.8B, 32,8 Md, 327.6亿 (``digits`` decimals at most)."""
+        if n is None:
+            return "—"
+        return format_compact_decimal(n, locale=self.locale, fraction_digits=digits)
 
     def date(self, value: dt.date | str | None) -> str:
         """A date in the locale's medium form."""

@@ -4,11 +4,23 @@ fewest devices per format, related models."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
+from typing import Literal
 
 from generator.content.catalog import Catalog
-from generator.content.schema import Hardware, LayerKind, Model, QuantFormat
+from generator.content.schema import (
+    EngineProfile,
+    Hardware,
+    HardwareKind,
+    KVDtype,
+    LayerKind,
+    Model,
+    Price,
+    QuantFormat,
+)
 from generator.site.pair_page import PairData, context_steps, try_estimate
+from generator.site.setups import SINGLE
 from generator.sizing.kv import kv_cache
 from generator.sizing.params import ParamCount, count_params, layer_kinds
 from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
@@ -105,3 +117,142 @@ def related_models(model: Model, everything: Sequence[Model]) -> list[Model]:
         return (m.family != model.family, m.organization != model.organization, abs(other - size) / size, m.slug)
 
     return sorted((m for m in everything if m.slug != model.slug), key=key)[:RELATED]
+
+
+# Kinds of accelerator a reader buys as a graphics card (the model page's lead names the smallest).
+CARD_KINDS = (HardwareKind.consumer_gpu, HardwareKind.workstation_gpu)
+# The order of verdicts in a leaderboard: fits well, then tight, then does not fit.
+VERDICT_RANK = {"comfortable": 0, "tight": 1, "oom": 2}
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+    """The first change that makes a setup that does not fit fit, in the order a person would try
+    them: a smaller KV cache (``value`` its name), a smaller format of the same engine (its name),
+    more devices (``units`` cards), or nothing in reach (``none``)."""
+
+    kind: Literal["kv", "fmt", "devices", "none"]
+    value: str = ""
+    units: int = 0
+
+
+def smaller_kv(catalog: Catalog, engine: EngineProfile, kv: KVDtype) -> list[KVDtype]:
+    """The engine's KV cache types smaller than ``kv``, largest first."""
+    return sorted(
+        (
+            k
+            for k in catalog.kv_dtypes.values()
+            if engine.name in k.engines and k.bytes_per_element < kv.bytes_per_element
+        ),
+        key=lambda k: -k.bytes_per_element,
+    )
+
+
+def fix_for(catalog: Catalog, p: PairData) -> Fix | None:
+    """What would make the pair's default setup fit (None when it already fits)."""
+    est = p.est
+    if est.memory.verdict != "oom":
+        return None
+    sc = est.scenario
+    facts = facts_of(catalog)
+    smaller_kv = sorted(
+        (
+            k
+            for k in catalog.kv_dtypes.values()
+            if sc.engine.name in k.engines and k.bytes_per_element < sc.kv.bytes_per_element
+        ),
+        key=lambda k: -k.bytes_per_element,
+    )
+    for kv in smaller_kv:
+        e, _ = try_estimate(p.model, p.hardware, sc.with_(kv=kv), facts)
+        if e is not None and e.memory.verdict != "oom":
+            return Fix("kv", kv.name)
+    lower = [
+        r
+        for r in p.matrix
+        if r.est is not None
+        and r.engine.name == sc.engine.name
+        and r.fmt.bits_per_weight < sc.fmt.bits_per_weight
+        and r.est.memory.verdict != "oom"
+    ]
+    if lower:
+        return Fix("fmt", max(lower, key=lambda r: r.fmt.bits_per_weight).fmt.name)
+    if est.min_gpus is not None and p.hardware.kind not in SINGLE:
+        return Fix("devices", units=math.ceil(est.min_gpus / p.hardware.chips))
+    return Fix("none")
+
+
+@dataclasses.dataclass(frozen=True)
+class LeaderRow:
+    """One accelerator in a model's leaderboard: the default setup on it, its price, and when it does not
+    fit, what would."""
+
+    pair: PairData
+    price: Price | None
+    fix: Fix | None
+
+
+def leaderboard(catalog: Catalog, pairs: Sequence[PairData]) -> tuple[LeaderRow, ...]:
+    """Every accelerator with the model's default setup: those that fit well first, then tight fits, each
+    fastest first; then those that do not fit, nearest to fitting first (``static/leaderboard.js`` sorts
+    the same way by default)."""
+
+    def key(p: PairData) -> tuple[int, float, str]:
+        m = p.est.memory
+        if m.verdict == "oom":
+            return (2, m.per_gpu_bytes / m.usable_per_gpu_bytes, p.hardware.slug)
+        return (VERDICT_RANK[m.verdict], -p.est.speed.decode_tok_s, p.hardware.slug)
+
+    return tuple(LeaderRow(p, p.hardware.price, fix_for(catalog, p)) for p in sorted(pairs, key=key))
+
+
+@dataclasses.dataclass(frozen=True)
+class Lead:
+    """The model page's first sentence: what the model needs in 4-bit at the default context, the
+    smallest graphics card that holds it and its longest context there, or, when no card does, how many
+    devices of the reference accelerator it takes."""
+
+    fmt: str
+    context: int
+    total_bytes: int
+    card: Hardware | None
+    card_max_context: int
+    reference: Hardware
+    reference_devices: int | None
+
+
+def lead(pairs: Sequence[PairData], reference: str) -> Lead:
+    """The lead from the pairs' default setups (4-bit GGUF on llama.cpp at the default context)."""
+    ref = next((p for p in pairs if p.hardware.slug == reference), pairs[0])
+    holding = [p for p in pairs if p.hardware.kind in CARD_KINDS and p.est.memory.verdict != "oom"]
+
+    def key(p: PairData) -> tuple[float, float, str]:
+        price = p.hardware.price
+        return (p.hardware.memory_bytes, price.usd if price else math.inf, p.hardware.slug)
+
+    card = min(holding, key=key, default=None)
+    return Lead(
+        fmt=ref.est.scenario.fmt.name,
+        context=ref.est.scenario.context,
+        total_bytes=ref.est.memory.total_bytes,
+        card=card.hardware if card else None,
+        card_max_context=card.est.max_context if card else 0,
+        reference=ref.hardware,
+        reference_devices=ref.est.min_gpus,
+    )
+
+
+# The leaderboard's memory filter, in GB as cards are sold (a device passes at memory ≥ N × 10⁹ bytes).
+MEMORY_STEPS_GB = (8, 12, 16, 24, 32, 48, 64, 80, 96, 128, 192, 256)
+
+
+def leaderboard_controls(catalog: Catalog, engine: EngineProfile, kv: KVDtype) -> dict[str, object]:
+    """The leaderboard's choices: the default KV cache and the engine's smaller ones, the vendors and
+    kinds of accelerator in the catalog, and the memory steps."""
+    hardware = list(catalog.hardware.values())
+    return {
+        "lb_kv": [kv, *smaller_kv(catalog, engine, kv)],
+        "lb_vendors": sorted({h.vendor for h in hardware}),
+        "lb_kinds": [k.value for k in HardwareKind if any(h.kind is k for h in hardware)],
+        "lb_memory": list(MEMORY_STEPS_GB),
+    }

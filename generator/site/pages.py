@@ -20,10 +20,26 @@ from generator.site import badges
 from generator.site.accuracy import AccuracyData, accuracy_data
 from generator.site.browser_data import encoded, model_asset, model_data
 from generator.site.cells import context_cells, matrix_cells
-from generator.site.charts import speed_chart
-from generator.site.hardware_page import HardwareRow, related_hardware
-from generator.site.i18n import LANGS, number_spec, translations
-from generator.site.model_page import footprint, kv_rows, model_facts, need_table, related_models
+from generator.site.charts import price_tick_labels, value_chart
+from generator.site.hardware_page import (
+    BUDGET_TOK_S,
+    HardwareRow,
+    budget_rows,
+    memory_groups,
+    related_hardware,
+    size_groups,
+)
+from generator.site.i18n import LANGS, NumberFormat, number_spec, translations
+from generator.site.model_page import (
+    footprint,
+    kv_rows,
+    lead,
+    leaderboard,
+    leaderboard_controls,
+    model_facts,
+    need_table,
+    related_models,
+)
 from generator.site.pair_page import PairData, context_steps, pair_data
 from generator.site.render import render_markdown
 from generator.site.routes import Route, asset, page_path
@@ -64,6 +80,7 @@ class ModelGroup:
         reference = catalog.hardware.get(FOOTPRINT_REFERENCE) or next(iter(catalog.hardware.values()))
         need_hw = [h for h in NEED_HARDWARE if h in catalog.hardware] or list(catalog.hardware)[:4]
         b = badges.badge(pairs)
+        board = leaderboard(catalog, pairs)
         answers, recs = common_answers(catalog, model)
         hardware = list(catalog.hardware.values())
         data_bytes = encoded(model_asset(catalog, model))
@@ -75,7 +92,15 @@ class ModelGroup:
                 "facts": model_facts(catalog, model),
                 "footprint": footprint(catalog, model, reference),
                 "kv_rows": kv_rows(catalog, model),
-                "speed_chart": speed_chart(pairs),
+                "lead": lead(pairs, reference.slug),
+                "leaderboard": board,
+                "value_chart": value_chart(
+                    [
+                        (r.pair.hardware.name, r.price.usd, r.pair.est.speed.decode_tok_s)
+                        for r in board
+                        if r.price and not r.fix
+                    ]
+                ),
                 "need_hardware": [catalog.hardware[h] for h in need_hw],
                 "need_rows": need_table(pairs, need_hw),
                 "api_prices": catalog.api_prices_for(slug),
@@ -118,7 +143,15 @@ def _(lang: str, text: str) -> str:
 
 
 def _home(_route: Route, g: SiteGroup) -> dict[str, Any]:
-    return {"models": list(g.catalog.models.values()), "hardware": list(g.catalog.hardware.values())}
+    hardware = list(g.catalog.hardware.values())
+    return {
+        "models": list(g.catalog.models.values()),
+        "hardware": hardware,
+        "memory_groups": memory_groups(hardware),
+        "budgets": budget_rows(hardware, g.rows),
+        "budget_tok_s": BUDGET_TOK_S,
+        "default_context": g.catalog.assumptions.default_context,
+    }
 
 
 def _models(_route: Route, g: SiteGroup) -> dict[str, Any]:
@@ -147,7 +180,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
     limit = round(hw.gpu_memory_limit_gib * 1024**3) if hw.gpu_memory_limit_gib else None
     return {
         "hw": hw,
-        "rows": g.rows[hw.slug],
+        "groups": size_groups(g.rows[hw.slug]),
         "default_context": g.catalog.assumptions.default_context,
         "gpu_limit_bytes": limit,
         "stale_before": g.catalog.stale_before,
@@ -169,6 +202,8 @@ def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
         "max_gpus": g.catalog.assumptions.max_gpus,
         "answers": g.answers,
         "finder_steps": list(context_steps(g.model)),
+        "price_ticks": price_tick_labels(NumberFormat(route.lang)),
+        **leaderboard_controls(g.catalog, g.pairs[0].est.scenario.engine, g.pairs[0].est.scenario.kv),
         "finder_engines": [g.catalog.engines[e] for e in ("llama.cpp", "vllm", "mlx") if e in g.catalog.engines],
         "finder_page": {
             "lang": route.lang,

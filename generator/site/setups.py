@@ -76,7 +76,7 @@ class Setup:
         return self.cost_usd / self.est.speed.decode_tok_s_aggregate
 
 
-def _available(model: Model, fmt: str, family: FormatFamily) -> bool:
+def available(model: Model, fmt: str, family: FormatFamily) -> bool:
     """Whether a checkpoint of ``fmt`` is published for the model (16-bit weights: the model's own)."""
     art = model.artifacts
     if family is FormatFamily.gguf:
@@ -132,7 +132,7 @@ def _candidates(catalog: Catalog, model: Model, hw: Hardware) -> Iterator[tuple[
         profile = catalog.engines.get(engine)
         if qf is None or profile is None or hw.kind not in profile.hardware_kinds:
             continue
-        if _available(model, fmt, qf.family):
+        if available(model, fmt, qf.family):
             yield rank, fmt, engine
 
 

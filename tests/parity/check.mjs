@@ -7,6 +7,6 @@ import { runCases, runDisplayCases } from "./compare.mjs";
 const data = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const problems = [...runCases(sizing, data), ...runDisplayCases(display, data)];
 for (const p of problems.slice(0, 40)) console.log(p);
-const n = data.cases.length + data.number_cases.length + data.command_cases.length + data.chart_cases.length;
+const n = data.cases.length + data.number_cases.length + data.command_cases.length + data.chart_cases.length + data.value_chart_cases.length;
 console.log(`${n} cases, ${problems.length} disagreements`);
 process.exit(problems.length ? 1 : 0);

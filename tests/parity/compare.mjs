@@ -58,5 +58,13 @@ export function runDisplayCases(display, data) {
     const got = display.memoryBars(keys, data.shared.memory_chart);
     if (JSON.stringify(got) !== JSON.stringify(expected)) problems.push(`chart ${JSON.stringify(keys)}: python ${JSON.stringify(expected)} js ${JSON.stringify(got)}`);
   }
+  // Coordinates agree to a millionth of a unit (Math.log10 and math.log10 may differ in the last bit).
+  const close = (/** @type {unknown} */ a, /** @type {unknown} */ b) => JSON.stringify(a, (_, v) =>
+    typeof v === "number" ? Math.round(v * 1e6) / 1e6 : v) === JSON.stringify(b, (_, v) =>
+    typeof v === "number" ? Math.round(v * 1e6) / 1e6 : v);
+  for (const { setups, expected } of data.value_chart_cases) {
+    const got = display.valueChart(setups, data.shared.value_chart);
+    if (!close(got, expected)) problems.push(`value chart ${JSON.stringify(setups)}: python ${JSON.stringify(expected)} js ${JSON.stringify(got)}`);
+  }
   return problems;
 }

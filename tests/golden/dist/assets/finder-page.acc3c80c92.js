@@ -12,7 +12,8 @@
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {import("./display.js").Artifacts} Artifacts
  * @typedef {{ tok_s: string, per_hour: string, units: string, none: string, count: string, comfortable: string,
- *   tight: string, oom: string }} FinderMessages templates with {names}
+ *   tight: string, oom: string, chart_title: string, x_buy: string, x_rent: string, y: string, frontier: string,
+ *   ticks: Record<string, string> }} FinderMessages templates with {names}; ticks: the price axis' labels
  * @typedef {{ lang: string, model: import("./sizing.js").Model, artifacts: Artifacts, number_spec: NumberSpec,
  *   sizing_url: string, display_url: string, finder_url: string, shared_url: string, finder_data_url: string,
  *   pair_base: string, i18n: FinderMessages }} FinderPage #finder-page
@@ -86,6 +87,67 @@ async function main(root, pageEl) {
 
   /** @type {Map<string, Option[]>} */
   const cache = new Map();
+  const chartBox = /** @type {HTMLElement} */ (root.querySelector("[data-chart]"));
+
+  /**
+   * An SVG element with attributes.
+   * @param {string} name
+   * @param {Record<string, string | number>} attrs
+   * @param {string} [text]
+   */
+  function svg(name, attrs, text) {
+    const el = document.createElementNS("http://www.w3.org/2000/svg", name);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+    if (text != null) el.textContent = text;
+    return el;
+  }
+
+  /**
+   * The price-against-speed chart of the answer (templates/_macros.html value_chart_svg, drawn here).
+   * @param {Setup[]} setups
+   * @param {Question} q
+   */
+  function drawChart(setups, q) {
+    const units = (/** @type {Setup} */ s) => (s.units > 1 ? interpolate(t.units, { n: fmt.num(s.units), hw: s.hardware.name }) : s.hardware.name);
+    const chart = view.valueChart(setups.map((s) => [units(s), s.cost_usd, s.est.decode_tok_s]), shared.value_chart);
+    if (!chart) { chartBox.replaceChildren(); return; }
+    const money = (/** @type {number} */ usd) => (q.mode === "rent" ? interpolate(t.per_hour, { usd: fmt.usd(usd) }) : fmt.usd(usd, 0));
+    const [x0, x1, y0, y1] = chart.box;
+    const g = shared.value_chart;
+    const root = svg("svg", { viewBox: `0 0 ${g.width} ${g.height}`, role: "img", "aria-labelledby": "fd-chart-t", width: "100%" });
+    root.append(svg("title", { id: "fd-chart-t" }, t.chart_title));
+    for (const tick of chart.x_ticks) {
+      const x = tick.pos.toFixed(1);
+      root.append(svg("line", { class: "grid", x1: x, x2: x, y1, y2: y0 }),
+        svg("text", { class: "tick", x, y: y0, dy: 16, "text-anchor": "middle" }, t.ticks[String(tick.value)]));
+    }
+    for (const tick of chart.y_ticks) {
+      const y = tick.pos.toFixed(1);
+      root.append(svg("line", { class: "grid", x1: x0, x2: x1, y1: y, y2: y }),
+        svg("text", { class: "tick", x: x0, dx: -5, y, dy: 4, "text-anchor": "end" }, fmt.num(tick.value, chart.y_digits)));
+    }
+    root.append(svg("text", { class: "axis", x: x1, y: g.height, dy: -3, "text-anchor": "end" }, q.mode === "rent" ? t.x_rent : t.x_buy),
+      svg("text", { class: "axis", x: 0, y: 0, dy: 12, "text-anchor": "start" }, t.y),
+      svg("polyline", { class: "frontier", points: chart.path }));
+    for (const p of chart.points) {
+      const dot = svg("circle", { class: p.frontier ? "on" : "off", cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: p.frontier ? 4 : 3 });
+      dot.append(svg("title", {}, `${p.label}: ${money(p.usd)}, ${interpolate(t.tok_s, { n: fmt.sig(p.tok_s) })}`));
+      root.append(dot);
+      if (p.frontier) root.append(svg("text", { class: "tick", x: p.x.toFixed(1), y: p.y.toFixed(1), dx: 5, dy: -5 }, String(p.frontier)));
+    }
+    const list = document.createElement("ol");
+    for (const p of chart.frontier) {
+      const li = document.createElement("li");
+      li.textContent = `${p.label}: ${money(p.usd)}, ${interpolate(t.tok_s, { n: fmt.sig(p.tok_s) })}`;
+      list.append(li);
+    }
+    const caption = document.createElement("figcaption");
+    caption.append(t.frontier, list);
+    const figure = document.createElement("figure");
+    figure.className = "chart value";
+    figure.append(root, caption);
+    chartBox.replaceChildren(figure);
+  }
 
   /**
    * @param {Setup} s
@@ -148,18 +210,21 @@ async function main(root, pageEl) {
     const q = question();
     const found = await optionsFor(q);
     if (ticket !== pending) return; // a newer question is being answered
-    const setups = finder.answer(sizing, data, facts, page.model, q, found, 15);
+    // Every setup goes on the chart; the table lists the cheapest 15.
+    const all = finder.answer(sizing, data, facts, page.model, q, found);
+    const setups = all.slice(0, 15);
     body.replaceChildren(...setups.map((s) => row(s, q)));
     table.hidden = setups.length === 0;
-    status.textContent = setups.length ? interpolate(t.count, { n: fmt.num(setups.length) }) : t.none;
-    // The question goes into the URL and into the language switcher's links.
+    status.textContent = setups.length ? interpolate(t.count, { n: fmt.num(all.length) }) : t.none;
+    drawChart(all, q);
+    // The question goes into the URL (beside the leaderboard's keys) and into the language switcher's links.
     const search = new URLSearchParams();
     for (const name of FIELDS) {
       const value = String(new FormData(form).get(name) || "");
       if (value) search.set(name, value);
     }
-    const query = `?${search}`;
-    history.replaceState(null, "", query + location.hash);
+    const query = view.mergeQuery(location.search, FIELDS, search);
+    history.replaceState(null, "", location.pathname + query + location.hash);
     for (const link of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("nav.langs a"))) {
       link.search = query;
     }
