@@ -136,11 +136,20 @@ def _candidates(catalog: Catalog, model: Model, hw: Hardware) -> Iterator[tuple[
             yield rank, fmt, engine
 
 
-def options(catalog: Catalog, model: Model, context: int, users: int = 1, max_devices: int = 8) -> list[Option]:
+def options(
+    catalog: Catalog,
+    model: Model,
+    context: int,
+    users: int = 1,
+    max_devices: int = 8,
+    enough_tok_s: float = math.inf,
+) -> list[Option]:
     """Every (accelerator, devices, format, KV cache) that holds ``model`` at ``context`` for ``users``.
 
     Under layer split more devices add capacity, not speed, so the fewest that hold it is the only
-    count kept; under tensor parallelism every valid count up to ``max_devices`` is kept (each faster).
+    count kept; under tensor parallelism every valid count up to ``max_devices`` is kept (each faster),
+    or up to the first that reaches ``enough_tok_s``: a question asking for at most that speed takes the
+    fewest devices that reach it, so the counts beyond are never chosen (the answers stay the same).
     """
     facts = facts_of(catalog)
     out = []
@@ -165,7 +174,7 @@ def options(catalog: Catalog, model: Model, context: int, users: int = 1, max_de
                     if tok_s is None:
                         continue
                     out.append(Option(hw, devices, fmt, engine, kv, rank * 2 + k, tok_s))
-                    if profile.split != "tensor":
+                    if profile.split != "tensor" or tok_s >= enough_tok_s:
                         break
     return out
 
@@ -236,7 +245,8 @@ def common_contexts(model: Model) -> tuple[int, ...]:
 def common_answers(catalog: Catalog, model: Model) -> tuple[tuple[Answer, ...], tuple[Pick, ...]]:
     """Answers to the common questions (each common context × speed × buy or rent, one user) and the
     buyer's picks, from one search per context."""
-    found = {context: options(catalog, model, context) for context in common_contexts(model)}
+    enough = max(*COMMON_SPEEDS, PICK_TOK_S)
+    found = {context: options(catalog, model, context, enough_tok_s=enough) for context in common_contexts(model)}
     out = []
     for context, at in found.items():
         for speed in COMMON_SPEEDS:
