@@ -32,6 +32,7 @@ from generator.publish import hosts, incremental, outdir
 from generator.publish.progress import Progress
 from generator.site import api, badges, pages, routes, sitemap
 from generator.site.browser_data import encoded, finder_data, shared_data
+from generator.site.cells import describe_templates
 from generator.site.hardware_page import HardwareRow, hardware_rows
 from generator.site.i18n import LANGS, number_spec
 from generator.site.pages import ModelGroup, SiteGroup
@@ -116,6 +117,7 @@ def workbench_ui(catalog: Catalog, lang: str, urls: dict[str, str]) -> bytes:
         max_gpus=catalog.assumptions.max_gpus,
         number_spec=number_spec(lang),
         asset_urls=urls,
+        describe=describe_templates(lang),
     )
     return minify(html).encode()
 

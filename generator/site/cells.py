@@ -7,11 +7,13 @@ variables) and keeps the markup; the formatters are the template's own (render.e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from markupsafe import Markup
 
+from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import PairData
 from generator.site.render import environment
 
@@ -60,3 +62,81 @@ def context_cells(p: PairData, lang: str) -> list[ContextCells]:
         )
         for r in p.contexts
     ]
+
+
+def describe_templates(lang: str) -> dict[str, str]:
+    """The memory table's "what it is" sentences in ``lang`` with ``{name}`` slots: the build fills them
+    here (:func:`memory_descriptions`) and the workbench (static/workbench.js) fills the same ones when
+    the scenario changes, so both write the same words."""
+    tr = translations(lang)
+    slots = {k: "{" + k + "}" for k in ("params", "bpw", "ctx", "num", "kv", "engine", "fmt")}
+
+    def static(n: int) -> str:
+        return tr.ngettext(
+            "This section is for the page's scenario (%(fmt)s on %(engine)s, %(ctx)s tokens, %(kv)s KV cache, "
+            "%(num)s device), not the one chosen above.",
+            "This section is for the page's scenario (%(fmt)s on %(engine)s, %(ctx)s tokens, %(kv)s KV cache, "
+            "%(num)s devices), not the one chosen above.",
+            n,
+        )
+
+    def kv(n: int) -> str:
+        return tr.ngettext(
+            "%(ctx)s tokens × %(num)s sequence in %(kv)s", "%(ctx)s tokens × %(num)s sequences in %(kv)s", n
+        )
+
+    return {
+        "weights": tr.gettext("%(params)s parameters at %(bpw)s bits per weight on average") % slots,
+        "weights_host": tr.gettext(
+            "%(params)s parameters at %(bpw)s bits per weight on average, less what is held in system RAM (below)"
+        )
+        % slots,
+        # Sequences are at least one: the forms for one and for more.
+        # The workbench's note on sections it does not recompute (the page's own scenario).
+        "static_one": static(1) % slots,
+        "static_many": static(2) % slots,
+        "kv_one": kv(1) % slots,
+        "kv_many": kv(2) % slots,
+        "runtime": tr.gettext("%(engine)s context and compute buffers") % slots,
+        "host_both": tr.gettext(
+            "Offloaded layers with their KV cache, read over the system bus, and the token-embedding table "
+            "%(engine)s keeps in host memory; not counted in the total"
+        )
+        % slots,
+        "host_layers": tr.gettext(
+            "Offloaded layers with their KV cache, read over the system bus; not counted in the total"
+        ),
+        "host_embedding": tr.gettext(
+            "The token-embedding table, which %(engine)s keeps in host memory (one row is read per token); not "
+            "counted in the total"
+        )
+        % slots,
+    }
+
+
+def _fill(template: str, values: Mapping[str, str]) -> str:
+    """``{name}`` slots filled as static/workbench.js fills them."""
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def memory_descriptions(p: PairData, lang: str) -> dict[str, str]:
+    """What each row of the memory table holds, for the pair's own scenario."""
+    e, m, sc = p.est, p.est.memory, p.est.scenario
+    fmt = NumberFormat(lang)
+    t = describe_templates(lang)
+    values = {
+        "params": fmt.num(e.params.total),
+        "bpw": fmt.num(e.weights.effective_bpw, 2),
+        "ctx": fmt.num(sc.context),
+        "num": fmt.num(sc.batch),
+        "kv": sc.kv.name,
+        "engine": sc.engine.label,
+    }
+    embedding_on_host = sc.engine.keeps_embeddings_on_host and not e.weights.tied
+    host = "host_both" if sc.offload and embedding_on_host else "host_layers" if sc.offload else "host_embedding"
+    return {
+        "weights": _fill(t["weights_host" if m.weights_host_bytes else "weights"], values),
+        "kv": _fill(t["kv_one" if sc.batch == 1 else "kv_many"], values),
+        "runtime": _fill(t["runtime"], values),
+        "host": _fill(t[host], values),
+    }

@@ -19,7 +19,7 @@ from generator.content.schema import Hardware, Model
 from generator.site import badges
 from generator.site.accuracy import AccuracyData, accuracy_data
 from generator.site.browser_data import encoded, model_asset, model_data
-from generator.site.cells import context_cells, matrix_cells
+from generator.site.cells import context_cells, matrix_cells, memory_descriptions
 from generator.site.charts import price_tick_labels, value_chart
 from generator.site.hardware_page import (
     BUDGET_TOK_S,
@@ -244,6 +244,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "stale_before": catalog.stale_before,
         "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus),
         "context_cells": context_cells(p, route.lang),
+        "describe": memory_descriptions(p, route.lang),
     }
 
 

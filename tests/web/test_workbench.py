@@ -291,3 +291,55 @@ def test_copy_buttons_copy_the_command_as_shown(browser: Any, base_url: str) -> 
     assert copied == page.inner_text("[data-command='llama.cpp']") and "-c 16384" in copied
     assert button.inner_text() == "Copié"
     context.close()
+
+
+def test_scenario_lives_in_the_url_and_across_languages(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    s = {"quant": "Q8_0", "engine": "llama.cpp", "kv_dtype": "q8_0", "context": 16384, "batch": 2, "gpus": 2}
+    page.select_option("#wb-quant", "Q8_0")
+    page.select_option("#wb-kv", "q8_0")
+    for selector, value in (("#wb-context", 16384), ("#wb-batch", 2), ("#wb-gpus", 2)):
+        page.fill(selector, str(value))
+        page.dispatch_event(selector, "input")
+    page.select_option("#wb-compare", "h100-sxm")
+    for key in ("quant=Q8_0", "kv_dtype=q8_0", "context=16384", "batch=2", "gpus=2", "compare=h100-sxm"):
+        assert key in page.url, (key, page.url)
+    assert "engine=" not in page.url  # only what differs from the page's own scenario
+    # The memory table says what it now holds; sections the workbench does not recompute say so.
+    assert page.inner_text("[data-describe=kv]") == "16,384 tokens × 2 sequences in q8_0"
+    assert page.is_visible("section[aria-labelledby=matrix-h] [data-default-note]")
+    assert "Q4_K_M on llama.cpp, 8K tokens" in page.inner_text("section[aria-labelledby=matrix-h] [data-default-note]")
+    expected = cli(MODEL, HARDWARE, {**s, "offload": 0.0})
+    page.reload()
+    page.wait_for_selector("#workbench[data-ready]")
+    assert page.input_value("#wb-quant") == "Q8_0" and page.input_value("#wb-context") == "16384"
+    assert_same(shown(page), expected, "reloaded")
+    assert not page.is_hidden("#wb-compare-table") and page.input_value("#wb-compare") == "h100-sxm"
+    french = page.get_attribute("nav.langs a[hreflang=fr]", "href")
+    assert french is not None and "context=16384" in french and "compare=h100-sxm" in french
+    page.click("nav.langs a[hreflang^=zh]")
+    page.wait_for_selector("#workbench[data-ready]")
+    assert "/zh/" in page.url and page.input_value("#wb-kv") == "q8_0"
+    assert_same(shown(page), expected, "in Chinese")
+
+
+def test_impossible_choices_are_disabled_or_said(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    # MLX does not run on an NVIDIA card: the engine and its only format are disabled, with the reason.
+    for selector in ("#wb-engine option[value=mlx]", "#wb-quant option[value='MLX 4-bit']"):
+        assert page.eval_on_selector(selector, "o => o.disabled"), selector
+        assert "MLX" in (page.get_attribute(selector, "title") or ""), selector
+    # Choosing vLLM with a GGUF format keeps vLLM and takes a format it loads.
+    page.select_option("#wb-engine", "vllm")
+    assert page.input_value("#wb-engine") == "vllm"
+    assert page.input_value("#wb-quant") in ("BF16", "FP8", "AWQ", "GPTQ")
+    assert page.inner_text("#wb-error") == ""
+    # A device count tensor parallelism cannot use: every number goes blank and the banner says why.
+    page.fill("#wb-gpus", "3")
+    page.dispatch_event("#wb-gpus", "input")
+    problem = page.inner_text("#wb-error")
+    assert "cannot split" in problem
+    assert problem in page.inner_text("#banner")
+    assert set(shown(page).values()) == {""}
