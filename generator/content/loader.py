@@ -31,6 +31,8 @@ from generator.content.schema import (
     MemoryLog,
     Model,
     Name,
+    QualityLabel,
+    QualityMeasurement,
     QuantFormat,
     Source,
     Throughput,
@@ -89,8 +91,17 @@ class MeasurementsFile(Frozen):
     sources: tuple[str, ...] = ()
 
 
+class QualityFile(Frozen):
+    """quality.yaml: measured quality loss per weight format, and the words for ranges of loss."""
+
+    labels: tuple[QualityLabel, ...]
+    measurements: tuple[QualityMeasurement, ...] = ()
+    sources: tuple[Source, ...] = ()
+
+
 class AliasesFile(Frozen):
-    """search-aliases.yaml: for a name that appears in an organization or vendor, other names people type."""
+    """search-aliases.yaml: for a name that appears (as whole words) in an organization, vendor, family or
+    accelerator name, other names people type."""
 
     aliases: dict[Name, tuple[Name, ...]]
     sources: tuple[Source, ...] = ()
@@ -551,10 +562,14 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     cloud_p = _one(root, "prices/cloud.yaml", CloudFile, problems, required=False)
     api_p = _one(root, "prices/api.yaml", ApiFile, problems, required=False)
     measurement_files = _measurement_files(root, problems)
+    quality_p = _one(root, "quality.yaml", QualityFile, problems, required=False)
 
     formats, kv_dtypes = _formats(formats_p, problems)
     engines = {e.name: e for e in engines_p.value.engines} if engines_p else {}
     _check_prices(cloud_p, api_p, known_hardware, known_models, problems)
+    if quality_p:
+        for i, q in enumerate(quality_p.value.measurements):
+            _check_ref(quality_p, ("measurements", i, "format"), q.format, formats, "format", problems)
     seen_rows: dict[tuple[object, ...], str] = {}
     for mf in measurement_files:
         _check_throughput(mf, seen_rows, known_models, known_hardware, formats, problems)
@@ -580,4 +595,6 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         memory_logs=[log for mf in measurement_files for log in mf.value.memory],
         search_aliases=aliases_p.value.aliases if aliases_p else {},
         pages=pages,
+        quality=quality_p.value.measurements if quality_p else (),
+        quality_labels=quality_p.value.labels if quality_p else (),
     )

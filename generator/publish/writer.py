@@ -34,7 +34,7 @@ from generator.site import api, badges, pages, routes, sitemap
 from generator.site.browser_data import encoded, finder_data, shared_data
 from generator.site.cells import describe_templates
 from generator.site.hardware_page import HardwareRow, hardware_rows
-from generator.site.i18n import LANGS, number_spec
+from generator.site.i18n import LANGS, number_spec, translations
 from generator.site.pages import ModelGroup, SiteGroup
 from generator.site.render import NOSCRIPT_CSS, minify, render
 from generator.site.routes import Route
@@ -123,10 +123,13 @@ def workbench_ui(catalog: Catalog, lang: str, urls: dict[str, str]) -> bytes:
 
 
 def search_index(catalog: Catalog) -> bytes:
-    """Compact index for the search box: slug, name and the words people type, for every searchable page."""
-    data: dict[str, list[dict[str, Any]]] = {"models": [], "hardware": []}
+    """Compact index for the search box: slug, name and the words people type, for every searchable page,
+    most seen first (static/search.js keeps that order among equal matches), and the box's "No results"
+    in every language."""
+    data: dict[str, Any] = {"models": [], "hardware": []}
     for e in pages.search_entries(catalog):
         data[e.section].append({"s": e.slug, "n": e.name, "a": list(e.words)})
+    data["none"] = {lang: translations(lang).gettext("No results") for lang in LANGS}
     return encoded(data)
 
 
@@ -174,13 +177,13 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
         out.append(
             (
                 routes.api_pair(slug, p.hardware.slug).lstrip("/"),
-                dump(api.pair_json(p).model_dump(mode="json"), settings.minify),
+                dump(api.pair_json(p, group.shared["quality"]).model_dump(mode="json"), settings.minify),
             )
         )
     out.append(
         (
             routes.api_model(slug).lstrip("/"),
-            dump(api.model_json(list(group.pairs)).model_dump(mode="json"), settings.minify),
+            dump(api.model_json(list(group.pairs), group.shared["quality"]).model_dump(mode="json"), settings.minify),
         )
     )
     out.append(

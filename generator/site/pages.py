@@ -41,6 +41,7 @@ from generator.site.model_page import (
     related_models,
 )
 from generator.site.pair_page import PairData, context_steps, pair_data
+from generator.site.quality import model_quality, quality_scale
 from generator.site.render import render_markdown
 from generator.site.routes import Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
@@ -93,6 +94,7 @@ class ModelGroup:
                 "footprint": footprint(catalog, model, reference),
                 "kv_rows": kv_rows(catalog, model),
                 "lead": lead(pairs, reference.slug),
+                "quality": model_quality(catalog, model),
                 "leaderboard": board,
                 "value_chart": value_chart(
                     [
@@ -202,6 +204,7 @@ def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
         "max_gpus": g.catalog.assumptions.max_gpus,
         "answers": g.answers,
         "finder_steps": list(context_steps(g.model)),
+        "quality_scale": quality_scale(g.catalog, route.lang),
         "price_ticks": price_tick_labels(NumberFormat(route.lang)),
         **leaderboard_controls(g.catalog, g.pairs[0].est.scenario.engine, g.pairs[0].est.scenario.kv),
         "finder_engines": [g.catalog.engines[e] for e in ("llama.cpp", "vllm", "mlx") if e in g.catalog.engines],
@@ -242,7 +245,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "related_models": g.related_models,
         "wb_data": workbench,
         "stale_before": catalog.stale_before,
-        "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus),
+        "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus, g.shared["quality"]),
         "context_cells": context_cells(p, route.lang),
         "describe": memory_descriptions(p, route.lang),
     }
@@ -250,12 +253,16 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class SearchEntry:
-    """What the search box knows of a page: its section, slug, name and the other words people type."""
+    """What the search box knows of a page: its section, slug, name and the other words people type, and
+    how often the catalog meets it (``seen``) and when it came out (``released``, ISO date or ""): the
+    index lists entries by these, and the box keeps that order among equally good matches."""
 
     section: Literal["models", "hardware"]
     slug: str
     name: str
     words: tuple[str, ...]
+    seen: int = 0
+    released: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -275,23 +282,53 @@ class PageType:
 
 
 def _words(catalog: Catalog, *texts: str) -> tuple[str, ...]:
+    """``texts`` and the aliases (content/search-aliases.yaml) of every name they contain as whole words:
+    "Meta" names meta-llama's models but not MetaX's accelerators."""
+
+    def spaced(text: str) -> str:
+        return " " + " ".join("".join(c if c.isalnum() else " " for c in text.lower()).split()) + " "
+
     found = [
         alias
         for key, names in catalog.search_aliases.items()
         for alias in names
-        if any(key.lower() in t.lower() for t in texts)
+        if any(spaced(key) in spaced(t) for t in texts)
     ]
     return tuple(sorted({*texts, *found}))
 
 
 def _model_search(route: Route, catalog: Catalog) -> SearchEntry:
+    """A model's entry; ``seen`` counts the API providers that price it and the sources that measured it."""
     m = catalog.models[route.model]
-    return SearchEntry("models", m.slug, m.name, _words(catalog, m.organization, m.family, m.hf_id))
+    providers = {p.provider for p in catalog.api_prices if p.model == m.slug}
+    measured = {t.source for t in catalog.throughput if t.model == m.slug}
+    return SearchEntry(
+        "models",
+        m.slug,
+        m.name,
+        _words(catalog, m.organization, m.family, m.hf_id),
+        seen=len(providers) + len(measured),
+        released="" if m.release_date == "unknown" else m.release_date.isoformat(),
+    )
 
 
 def _hardware_search(route: Route, catalog: Catalog) -> SearchEntry:
+    """An accelerator's entry, with its memory as people write it ("24GB", "24G", French "24Go");
+    ``seen`` counts the clouds that rent it and the sources that measured it."""
     h = catalog.hardware[route.hardware]
-    return SearchEntry("hardware", h.slug, h.name, _words(catalog, h.vendor, h.kind.value.replace("_", " ")))
+    memory = h.memory_gb or h.memory_gib
+    sizes = () if memory is None else tuple(f"{memory:g}{unit}" for unit in ("GB", "G", "Go"))
+    clouds = {o.provider for o in catalog.offers if o.hardware == h.slug}
+    measured = {t.source for t in catalog.throughput if t.hardware == h.slug}
+    return SearchEntry(
+        "hardware",
+        h.slug,
+        h.name,
+        # The name is matched against the aliases (e.g. "Ryzen AI Max": Strix Halo) but is in the index already.
+        tuple(w for w in _words(catalog, h.name, h.vendor, h.kind.value.replace("_", " "), *sizes) if w != h.name),
+        seen=len(clouds) + len(measured),
+        released="" if h.release_date == "unknown" else h.release_date.isoformat(),
+    )
 
 
 PAGE_TYPES: dict[str, PageType] = {
@@ -417,12 +454,15 @@ def breadcrumbs(route: Route, catalog: Catalog) -> list[tuple[str, str]]:
 
 
 def search_entries(catalog: Catalog) -> list[SearchEntry]:
-    """One entry per searchable page (models and accelerators), from the English routes."""
+    """One entry per searchable page (models and accelerators), from the English routes: the most seen
+    first, then the newest, then by name (the order the search box keeps for equally good matches)."""
     entries = []
     for r in routes(catalog, ("en",)):
         search = PAGE_TYPES[r.kind].search
         if search is not None:
             entries.append(search(r, catalog))
+    entries.sort(key=lambda e: e.name.lower())
+    entries.sort(key=lambda e: (e.seen, e.released), reverse=True)
     return entries
 
 
