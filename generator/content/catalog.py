@@ -20,6 +20,8 @@ from generator.content.schema import (
     KVDtype,
     MemoryLog,
     Model,
+    QualityLabel,
+    QualityMeasurement,
     QuantFormat,
     Throughput,
 )
@@ -67,6 +69,8 @@ class Catalog:
     search_aliases: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     # Markdown pages by language and name: pages["fr"]["methodology"].
     pages: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
+    quality: tuple[QualityMeasurement, ...] = ()
+    quality_labels: tuple[QualityLabel, ...] = ()
 
     @classmethod
     def create(
@@ -86,6 +90,8 @@ class Catalog:
         memory_logs: Iterable[MemoryLog] = (),
         search_aliases: Mapping[str, tuple[str, ...]] | None = None,
         pages: Mapping[str, Mapping[str, str]] | None = None,
+        quality: Iterable[QualityMeasurement] = (),
+        quality_labels: Iterable[QualityLabel] = (),
     ) -> Catalog:
         """Build a catalog with a deterministic order (slugs sorted; formats as listed)."""
         return cls(
@@ -103,6 +109,8 @@ class Catalog:
             memory_logs=tuple(memory_logs),
             search_aliases=dict(sorted((search_aliases or {}).items())),
             pages={lang: dict(sorted(p.items())) for lang, p in sorted((pages or {}).items())},
+            quality=tuple(quality),
+            quality_labels=tuple(quality_labels),
         )
 
     @functools.cached_property

@@ -664,3 +664,44 @@ class Calibration(Frozen):
     decode_fits: tuple[DecodeFit, ...]
     prefill_fits: tuple[PrefillFit, ...]
     moe_fits: tuple[MoEFit, ...] = ()
+
+
+QualityMetric = Literal["kld", "ppl_ratio", "recovery"]
+QualityLabelName = Literal["lossless", "near_lossless", "balanced", "low_vram", "heavy_loss"]
+
+
+class QualityMeasurement(Frozen):
+    """How much a weight format loses against the 16-bit model, as one source measured it.
+
+    ``kld``: mean KL divergence of the token distributions (nats); ``ppl_ratio``: perplexity over the
+    16-bit perplexity on the same text; ``recovery``: benchmark score over the 16-bit score.
+    """
+
+    format: FormatName
+    model_ref: Name
+    metric: QualityMetric
+    value: Annotated[float, Field(ge=0, le=100)]
+    baseline: Name
+    dataset: Prose
+    context: Tokens | None = None
+    tool: Prose
+    date: Date
+    source: Source
+    notes: Prose = ""
+
+    @property
+    def loss(self) -> float | None:
+        """The share of quality lost: perplexity up by it, or score down by it (None for KL divergence)."""
+        if self.metric == "ppl_ratio":
+            return self.value - 1.0
+        if self.metric == "recovery":
+            return 1.0 - self.value
+        return None
+
+
+class QualityLabel(Frozen):
+    """A word for a range of loss: a format is ``name`` when its loss is at most ``max_loss`` (and more
+    than the previous label's)."""
+
+    name: QualityLabelName
+    max_loss: Annotated[float, Field(ge=0)] | None = None  # None: no bound (the last label)

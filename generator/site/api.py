@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -13,6 +13,7 @@ from generator.site import routes
 from generator.site.browser_data import hardware_data
 from generator.site.hardware_page import HardwareRow
 from generator.site.pair_page import ContextRow, FormatRow, PairData
+from generator.site.quality import Quality
 from generator.site.setups import Answer, Setup
 from generator.sizing.estimate import SIZING_VERSION, Estimate
 from generator.sizing.params import count_params
@@ -82,6 +83,21 @@ class EstimateJSON(Payload):
     warnings: list[str]
 
 
+class QualityInfo(Payload):
+    """How much a weight format loses against the 16-bit model, as the quoted measurement says
+    (content/quality.yaml); ``metric`` is None for the 16-bit reference itself."""
+
+    label: Literal["lossless", "near_lossless", "balanced", "low_vram", "heavy_loss"]
+    loss: float
+    metric: Literal["ppl_ratio", "recovery"] | None
+    value: float | None
+    kld: float | None
+    model_ref: str | None
+    on_this_model: bool
+    source: str | None
+    date: str | None
+
+
 class MatrixRow(Payload):
     """One weight format on the pair's hardware with its natural engine."""
 
@@ -97,6 +113,7 @@ class MatrixRow(Payload):
     decode_tok_s_high: float | None
     verdict: Verdict | None
     min_gpus: int | None
+    quality: Literal["lossless", "near_lossless", "balanced", "low_vram", "heavy_loss"] | None
 
 
 class ContextJSON(Payload):
@@ -160,6 +177,7 @@ class ModelJSON(Payload):
     url: str
     badge: str
     sources: list[str]
+    quality: dict[str, QualityInfo]
     leaderboard: list[HardwareSummary]
 
 
@@ -352,8 +370,9 @@ def estimate_json(est: Estimate) -> EstimateJSON:
     return EstimateJSON.model_validate(est.to_dict())
 
 
-def _matrix_row(r: FormatRow) -> MatrixRow:
+def _matrix_row(r: FormatRow, quality: Mapping[str, Quality]) -> MatrixRow:
     e = r.est
+    q = quality.get(r.fmt.name)
     return MatrixRow(
         quant=r.fmt.name,
         engine=r.engine.name,
@@ -367,6 +386,7 @@ def _matrix_row(r: FormatRow) -> MatrixRow:
         decode_tok_s_high=e.speed_range.decode_high if e else None,
         verdict=e.memory.verdict if e else None,
         min_gpus=e.min_gpus if e else None,
+        quality=q.label if q else None,
     )
 
 
@@ -384,7 +404,7 @@ def _context_row(r: ContextRow, kv16: str, kv8: str) -> ContextJSON:
     )
 
 
-def pair_json(p: PairData) -> PairJSON:
+def pair_json(p: PairData, quality: Mapping[str, Quality]) -> PairJSON:
     """The pair's JSON: default-scenario estimate, quantization matrix, context scaling."""
     return PairJSON(
         engine_version=SIZING_VERSION,
@@ -392,12 +412,12 @@ def pair_json(p: PairData) -> PairJSON:
         hardware=p.hardware.slug,
         url=routes.page_path("pair", "en", p.model.slug, p.hardware.slug),
         estimate=estimate_json(p.est),
-        quant_matrix=[_matrix_row(r) for r in p.matrix],
+        quant_matrix=[_matrix_row(r, quality) for r in p.matrix],
         context_scaling=[_context_row(r, p.kv16, p.kv8) for r in p.contexts],
     )
 
 
-def model_json(pairs: list[PairData]) -> ModelJSON:
+def model_json(pairs: list[PairData], quality: Mapping[str, Quality]) -> ModelJSON:
     """A model's JSON with its leaderboard over every accelerator."""
     m = pairs[0].model
     params = pairs[0].est.params
@@ -417,6 +437,7 @@ def model_json(pairs: list[PairData]) -> ModelJSON:
         url=routes.page_path("model", "en", m.slug),
         badge=routes.badge(m.slug),
         sources=list(m.sources),
+        quality={name: QualityInfo.model_validate(q.to_json()) for name, q in quality.items()},
         leaderboard=[
             HardwareSummary(
                 hardware=p.hardware.slug,

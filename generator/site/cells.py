@@ -15,17 +15,19 @@ from markupsafe import Markup
 
 from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import PairData
+from generator.site.quality import LABEL_TEXT, Quality
 from generator.site.render import environment
 
-# Format, engine, weights, total, decode with its range, verdict badge, fewest devices.
-MatrixCells = tuple[str, str, str, str, Markup, Markup, str]
+# Format, quality label, engine, weights, total, decode with its range, verdict badge, fewest devices.
+MatrixCells = tuple[str, str, str, str, str, Markup, Markup, str]
 # Context, KV and total (with badge) at 16-bit KV, the same at 8-bit KV.
 ContextCells = tuple[str, str, Markup, str, Markup]
 
 
-def matrix_cells(p: PairData, lang: str, max_gpus: int) -> list[MatrixCells]:
-    """One row per format that runs on this accelerator."""
+def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Quality]) -> list[MatrixCells]:
+    """One row per format that runs on this accelerator, with its quality label (— where unmeasured)."""
     g: Mapping[str, Any] = environment(lang).globals
+    words = {name: g["_"](LABEL_TEXT[q.label]) for name, q in quality.items()}
     fmt, tok_s_range, badge = g["fmt"], g["tok_s_range"], g["verdict_badge"]
     more = g["_"]("more than %(n)s", n=max_gpus)
     rows = []
@@ -37,6 +39,7 @@ def matrix_cells(p: PairData, lang: str, max_gpus: int) -> list[MatrixCells]:
         rows.append(
             (
                 r.fmt.name,
+                words.get(r.fmt.name, "—"),
                 r.engine.label,
                 fmt.bytes(m.weights_bytes),
                 fmt.bytes(m.total_bytes),

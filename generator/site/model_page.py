@@ -20,6 +20,7 @@ from generator.content.schema import (
     QuantFormat,
 )
 from generator.site.pair_page import PairData, context_steps, try_estimate
+from generator.site.quality import Quality, quality_of
 from generator.site.setups import SINGLE
 from generator.sizing.kv import kv_cache
 from generator.sizing.params import ParamCount, count_params, layer_kinds
@@ -37,6 +38,7 @@ class FootprintRow:
     weights_bytes: int
     total8k_bytes: int
     total32k_bytes: int
+    quality: Quality | None = None
 
 
 def footprint(catalog: Catalog, model: Model, reference: Hardware) -> tuple[FootprintRow, ...]:
@@ -52,7 +54,16 @@ def footprint(catalog: Catalog, model: Model, reference: Hardware) -> tuple[Foot
         a, _ = try_estimate(model, hw, sc, facts)
         b, _ = try_estimate(model, hw, sc.with_(context=min(32768, model.architecture.max_context)), facts)
         if a and b:
-            rows.append(FootprintRow(fmt, eng.name, a.memory.weights_bytes, a.memory.total_bytes, b.memory.total_bytes))
+            rows.append(
+                FootprintRow(
+                    fmt,
+                    eng.name,
+                    a.memory.weights_bytes,
+                    a.memory.total_bytes,
+                    b.memory.total_bytes,
+                    quality_of(catalog, model, fmt),
+                )
+            )
     return tuple(rows)
 
 

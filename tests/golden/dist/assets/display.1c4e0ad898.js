@@ -275,3 +275,16 @@ export function valueChart(setups, g) {
   const path = frontier.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
   return { points, frontier, path, x_ticks: xTicks, y_ticks: yTicks, box: [x0, x1, y0, y1], y_digits: step < 1 ? 1 : 0 };
 }
+
+/**
+ * Whether a checkpoint of the format is published for the model (16-bit weights: the model's own); the
+ * rule of generator/site/setups.py `available`, which finder.js applies too.
+ * @param {Artifacts} art
+ * @param {string} fmt
+ * @param {string} family
+ */
+export function hasCheckpoint(art, fmt, family) {
+  const lists = { gguf: art.gguf, mlx: art.mlx, AWQ: art.awq, GPTQ: art.gptq };
+  const list = family === "gguf" || family === "mlx" ? lists[family] : fmt === "AWQ" || fmt === "GPTQ" ? lists[fmt] : null;
+  return list == null || list.length > 0;
+}

@@ -28,7 +28,8 @@
  *   #wb-assets in the controls' file
  * @typedef {{ model: Model, artifacts: Artifacts, api_prices: ApiPrice[], context_steps: number[] }} ModelData
  *   model-<slug>.json: the same on every pair page of a model
- * @typedef {{ hardware: Hardware[], offers: (CloudOffer & { hardware: string })[] }} FinderData finder-data.json
+ * @typedef {{ hardware: Hardware[], offers: (CloudOffer & { hardware: string })[],
+ *   rules: import("./finder.js").Rules }} FinderData finder-data.json
  * @typedef {{ model: Model, hardware: Hardware, offers: CloudOffer[], api_prices: ApiPrice[], context_steps: number[],
  *   artifacts: Artifacts }} PairFacts what the sizing model gets of this pair
  * @typedef {{ formats: QuantFormat[], kv_cache: KVDtype[], engines: EngineProfile[], assumptions: Assumptions,
@@ -37,7 +38,10 @@
  *   sizing-data.json
  * @typedef {{ tok_s: string, seconds: string, tokens: string, comfortable: string, tight: string, oom: string,
  *   banner: string, short: string, headroom: string, usable: string, sim_prefill: string, sim_decode: string,
- *   sim_done: string }} Messages #wb-i18n: templates with {names}
+ *   sim_done: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "kv_one" |
+ *   "kv_many" | "runtime" | "host_both" | "host_layers" | "host_embedding" | "static_one" | "static_many", string>
+ *   }} Messages #wb-i18n: templates
+ *   with {names}
  * @typedef {{ quant: string, engine: string, kv_dtype: string, context: number, batch: number, gpus: number,
  *   offload: number }} Choice the form's scenario
  * @typedef {HTMLFormElement & { quant: HTMLSelectElement, engine: HTMLSelectElement,
@@ -51,6 +55,9 @@
 
 const root = document.getElementById("workbench");
 const dataEl = document.getElementById("wb-data");
+// The scenario's keys in the URL: the form's names (the CLI's words), and the compared accelerator.
+const SCENARIO_KEYS = ["quant", "engine", "kv_dtype", "context", "batch", "gpus", "offload"];
+const URL_KEYS = [...SCENARIO_KEYS, "compare"];
 
 /**
  * @param {string} template
@@ -119,7 +126,11 @@ async function main(root, dataEl) {
     verdict: (v) => verdictHtml(v),
     max_context: (v) => interpolate(t.tokens, { n: num(v) }),
     min_gpus: (v) => (v == null ? "—" : num(v)),
-    decode_tok_s: tokS, prefill_tok_s: tokS, ttft_s: secs, usd_per_mtok: usd,
+    decode_tok_s: tokS, prefill_tok_s: tokS, ttft_s: secs, usd_per_mtok: usd, utilization: (v) => pct(v),
+    cloud_usd_per_hour: (v) => (v == null ? "—" : interpolate(t.per_hour, { usd: usd(v) })),
+    power_usd_per_hour: (v) => (v == null ? "—" : interpolate(t.per_hour, { usd: usd(v) })),
+    monthly_usd: (v) => (v == null ? "—" : usd(v, 0)),
+    breakeven_months: (v) => (v == null ? "—" : interpolate(t.months, { n: num(v, 1) })),
     decode_tok_s_low: sig, decode_tok_s_high: sig, prefill_tok_s_low: sig, prefill_tok_s_high: sig,
     ttft_s_low: sig, ttft_s_high: sig,
   };
@@ -150,6 +161,17 @@ async function main(root, dataEl) {
   }
   for (const [name, value] of Object.entries(start)) {
     /** @type {Control} */ (form.elements.namedItem(name)).value = String(value);
+  }
+  // A shared link's scenario (the URL's keys are the form's names) wins over the page's own; values a
+  // control cannot take are ignored.
+  const params = new URLSearchParams(location.search);
+  for (const name of SCENARIO_KEYS) {
+    const value = params.get(name);
+    const control = /** @type {Control | null} */ (form.elements.namedItem(name));
+    if (value == null || !control) continue;
+    if (control instanceof HTMLSelectElement) {
+      if ([...control.options].some((o) => o.value === value)) control.value = value;
+    } else if (Number.isFinite(Number(value)) && value !== "") control.value = value;
   }
   const facts = { assumptions: data.assumptions, calibration: data.calibration, ranges: data.ranges,
     offers: data.offers, api_prices: data.api_prices };
@@ -237,6 +259,71 @@ async function main(root, dataEl) {
     }
     renderCommands(keys, s);
     /** @type {HTMLOutputElement} */ (document.getElementById("wb-offload-out")).textContent = pct(s.offload);
+    describeMemory(keys, s);
+    // Sections the workbench does not recompute ([data-static]) say so while another scenario is shown.
+    const own = SCENARIO_KEYS.every((k) => String(s[/** @type {keyof Choice} */ (k)]) === String(start[/** @type {keyof Choice} */ (k)]));
+    for (const note of staticNotes) note.hidden = own;
+  }
+
+  // One note per [data-static] section, under its heading, naming the page's own scenario.
+  const startEngine = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === start.engine));
+  const staticText = interpolate(start.gpus === 1 ? t.describe.static_one : t.describe.static_many, { fmt: start.quant,
+    engine: startEngine.label, ctx: tokens(start.context), kv: start.kv_dtype, num: num(start.gpus) });
+  const staticNotes = [...document.querySelectorAll("section[data-static] > h2")].map((h) => {
+    const note = document.createElement("p");
+    note.className = "note";
+    note.dataset.defaultNote = "";
+    note.hidden = true;
+    note.textContent = staticText;
+    h.after(note);
+    return note;
+  });
+
+  /**
+   * The memory table's "what it is" cells, from the same templates the build filled
+   * (generator/site/cells.py memory_descriptions).
+   * @param {Estimate} keys
+   * @param {Choice} s
+   */
+  function describeMemory(keys, s) {
+    const d = t.describe;
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === keys.engine));
+    const fmt = /** @type {QuantFormat} */ (data.formats.find((f) => f.name === keys.quant));
+    const tied = sizing.weightBytes(sizing.countParams(data.model), fmt).tied;
+    const values = { params: num(keys.params_total), bpw: num(keys.effective_bpw, 2), ctx: num(s.context),
+      num: num(s.batch), kv: keys.kv_dtype, engine: eng.label };
+    const host = s.offload && eng.keeps_embeddings_on_host && !tied ? d.host_both : s.offload ? d.host_layers : d.host_embedding;
+    /** @type {Record<string, string>} */
+    const text = {
+      weights: interpolate(keys.offload_bytes > 0 ? d.weights_host : d.weights, values),
+      kv: interpolate(s.batch === 1 ? d.kv_one : d.kv_many, values),
+      runtime: interpolate(d.runtime, values),
+      host: interpolate(host, values),
+    };
+    for (const el of /** @type {NodeListOf<WithData<"describe">>} */ (document.querySelectorAll("[data-describe]"))) {
+      if (el.dataset.describe in text) el.textContent = text[el.dataset.describe];
+    }
+    const row = /** @type {HTMLElement | null} */ (document.querySelector("[data-describe-row=offload]"));
+    if (row) row.hidden = !(keys.offload_bytes > 0);
+  }
+
+  /**
+   * The scenario (and the compared accelerator) into the URL, beside other sections' keys, and into the
+   * language switcher's links; only what differs from the page's own scenario.
+   * @param {Choice} s
+   */
+  function keepInUrl(s) {
+    const mine = new URLSearchParams();
+    for (const name of SCENARIO_KEYS) {
+      const value = String(s[/** @type {keyof Choice} */ (name)]);
+      if (value !== String(start[/** @type {keyof Choice} */ (name)])) mine.set(name, value);
+    }
+    if (compare.value) mine.set("compare", compare.value);
+    const query = view.mergeQuery(location.search, URL_KEYS, mine);
+    history.replaceState(null, "", location.pathname + query + location.hash);
+    for (const link of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("nav.langs a"))) {
+      link.search = query;
+    }
   }
 
   function update() {
@@ -248,10 +335,24 @@ async function main(root, dataEl) {
     errorEl.textContent = problem;
     /** @type {HTMLInputElement} */ (form.querySelector("[name=context_slider]")).value =
       String(Math.max(0, steps.findLastIndex((c) => c <= s.context)));
-    if (problem) return;
+    keepInUrl(s);
+    if (problem) {
+      // No number on the page may describe another scenario than the controls show.
+      current = null;
+      for (const el of /** @type {NodeListOf<WithData<"field">>} */ (document.querySelectorAll("[data-field]"))) {
+        el.textContent = "—";
+        el.dataset.value = "";
+      }
+      const banner = /** @type {HTMLElement} */ (document.getElementById("banner"));
+      banner.className = "banner v-oom";
+      /** @type {HTMLParagraphElement} */ (banner.querySelector("p")).textContent = problem;
+      cmpTable.hidden = true;
+      return;
+    }
     const keys = sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), facts);
     current = { keys, s };
     render(keys, s);
+    if (compare.value) renderCompare();
   }
 
   function fixKv() {
@@ -275,16 +376,49 @@ async function main(root, dataEl) {
     }
   }
 
+  function fixFormat() {
+    // An engine change keeps the format when the engine loads it; otherwise it takes the best format
+    // the engine loads with a published checkpoint (the finder's order), else the first it loads.
+    const fmt = /** @type {QuantFormat} */ (data.formats.find((f) => f.name === form.quant.value));
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === form.engine.value));
+    if (eng.formats.includes(fmt.family)) return;
+    const own = finder.rules.candidates.find(([f, e]) => e === eng.name && view.hasCheckpoint(data.artifacts, f,
+      /** @type {QuantFormat} */ (data.formats.find((x) => x.name === f)).family));
+    const any = data.formats.find((f) => eng.formats.includes(f.family));
+    const chosen = own ? own[0] : any?.name;
+    if (chosen) form.quant.value = chosen;
+  }
+
+  // Choices that cannot run here are disabled, with the reason as their title: engines that do not run
+  // on this accelerator, formats that only such engines load.
+  for (const opt of form.engine.options) {
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === opt.value));
+    if (!eng.hardware_kinds.includes(hardware.kind)) {
+      opt.disabled = true;
+      opt.title = sizing.checkScenario(data.model, hardware, /** @type {Scenario} */ (sizing.scenario(data,
+        { quant: eng.formats.length ? /** @type {QuantFormat} */ (data.formats.find((f) => eng.formats.includes(f.family))).name : "", engine: eng.name, context: 1 })));
+    }
+  }
+  for (const opt of form.quant.options) {
+    const fmt = /** @type {QuantFormat} */ (data.formats.find((f) => f.name === opt.value));
+    const loaders = data.engines.filter((e) => e.formats.includes(fmt.family));
+    const problems = loaders.map((e) => sizing.checkScenario(data.model, hardware,
+      /** @type {Scenario} */ (sizing.scenario(data, { quant: fmt.name, engine: e.name, context: 1 }))));
+    if (problems.every(Boolean)) { opt.disabled = true; opt.title = problems[0] || ""; }
+  }
+
   form.addEventListener("input", (ev) => {
     const name = /** @type {Control} */ (ev.target).name;
     if (name === "context_slider") form.context.value = String(steps[Number(/** @type {Control} */ (ev.target).value)]);
     if (name === "quant") fixEngine();
+    if (name === "engine") fixFormat();
     if (name === "quant" || name === "engine") fixKv();
     update();
   });
   form.addEventListener("change", (ev) => {
     const name = /** @type {Control} */ (ev.target).name;
-    if (name === "quant" || name === "engine") { fixEngine(); fixKv(); update(); }
+    if (name === "quant") { fixEngine(); fixKv(); update(); }
+    if (name === "engine") { fixFormat(); fixKv(); update(); }
   });
   for (const b of /** @type {NodeListOf<WithData<"context">>} */ (root.querySelectorAll("button[data-context]"))) {
     b.addEventListener("click", () => { form.context.value = b.dataset.context; update(); });
@@ -319,8 +453,10 @@ async function main(root, dataEl) {
     }
     cmpTable.hidden = false;
   }
-  compare.addEventListener("change", renderCompare);
-  form.addEventListener("input", () => { if (compare.value) renderCompare(); });
+  compare.addEventListener("change", () => { renderCompare(); if (current) keepInUrl(current.s); });
+  if (params.get("compare") && [...compare.options].some((o) => o.value === params.get("compare"))) {
+    compare.value = /** @type {string} */ (params.get("compare"));
+  }
 
   // Live token simulator: wait the time to first token, then stream placeholder tokens at the decode rate.
   const simOut = /** @type {HTMLPreElement} */ (document.getElementById("wb-sim-out"));
@@ -355,6 +491,7 @@ async function main(root, dataEl) {
     }, ttft * 1000);
   });
 
+  fixEngine();
   fixKv();
   update();
   root.dataset.ready = "1";
