@@ -40,7 +40,7 @@
  *   banner: string, short: string, headroom: string, usable: string, sim_prefill: string, sim_decode: string,
  *   sim_done: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "kv_one" |
  *   "kv_many" | "runtime" | "host_both" | "host_layers" | "host_embedding" | "static_one" | "static_many", string>
- *   }} Messages #wb-i18n: templates
+ *   host_row: string }} Messages #wb-i18n: templates
  *   with {names}
  * @typedef {{ quant: string, engine: string, kv_dtype: string, context: number, batch: number, gpus: number,
  *   offload: number }} Choice the form's scenario
@@ -303,7 +303,26 @@ async function main(root, dataEl) {
     for (const el of /** @type {NodeListOf<WithData<"describe">>} */ (document.querySelectorAll("[data-describe]"))) {
       if (el.dataset.describe in text) el.textContent = text[el.dataset.describe];
     }
-    const row = /** @type {HTMLElement | null} */ (document.querySelector("[data-describe-row=offload]"));
+    // The build writes the system-RAM row only where the page's scenario has one.
+    let row = /** @type {HTMLTableRowElement | null} */ (document.querySelector("[data-describe-row=offload]"));
+    if (!row && keys.offload_bytes > 0) {
+      const total = document.querySelector("td[data-field=total_bytes]")?.closest("tr");
+      if (total) {
+        row = document.createElement("tr");
+        row.dataset.describeRow = "offload";
+        const th = document.createElement("th");
+        th.textContent = t.host_row;
+        const amount = document.createElement("td");
+        amount.dataset.field = "offload_bytes";
+        const what = document.createElement("td");
+        what.dataset.describe = "host";
+        what.textContent = text.host;
+        row.append(th, amount, what);
+        total.before(row);
+        amount.textContent = bytes(keys.offload_bytes);
+        amount.dataset.value = String(keys.offload_bytes);
+      }
+    }
     if (row) row.hidden = !(keys.offload_bytes > 0);
   }
 

@@ -18,7 +18,7 @@ from generator.site.pair_page import PairData
 from generator.site.quality import LABEL_TEXT, Quality
 from generator.site.render import environment
 
-# Format, quality label, engine, weights, total, decode with its range, verdict badge, fewest devices.
+# Format, quality label, engine, weights, total, decode, verdict badge, fewest devices.
 MatrixCells = tuple[str, str, str, str, str, Markup, Markup, str]
 # Context, KV and total (with badge) at 16-bit KV, the same at 8-bit KV.
 ContextCells = tuple[str, str, Markup, str, Markup]
@@ -28,14 +28,14 @@ def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Qu
     """One row per format that runs on this accelerator, with its quality label (— where unmeasured)."""
     g: Mapping[str, Any] = environment(lang).globals
     words = {name: g["_"](LABEL_TEXT[q.label]) for name, q in quality.items()}
-    fmt, tok_s_range, badge = g["fmt"], g["tok_s_range"], g["verdict_badge"]
+    fmt, tok_s, badge = g["fmt"], g["tok_s"], g["verdict_badge"]
     more = g["_"]("more than %(n)s", n=max_gpus)
     rows = []
     for r in p.matrix:
         e = r.est
         if e is None:
             continue
-        m, rg = e.memory, e.speed_range
+        m = e.memory
         rows.append(
             (
                 r.fmt.name,
@@ -43,7 +43,9 @@ def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Qu
                 r.engine.label,
                 fmt.bytes(m.weights_bytes),
                 fmt.bytes(m.total_bytes),
-                tok_s_range(e.speed.decode_tok_s, rg.decode_low, rg.decode_high),
+                # Every row's range is the same multiple of its figure: the table states it once. A
+                # format that does not fit has no speed here (the fewest devices column says what would).
+                tok_s(e.speed.decode_tok_s) if m.verdict != "oom" else Markup("—"),
                 badge(m.verdict),
                 fmt.num(e.min_gpus) if e.min_gpus else more,
             )

@@ -19,10 +19,12 @@ from generator.content.schema import (
     Price,
     QuantFormat,
 )
-from generator.site.pair_page import PairData, context_steps, try_estimate
+from generator.site.pair_page import FormatRow, PairData, context_steps, try_estimate
 from generator.site.quality import Quality, quality_of
 from generator.site.setups import SINGLE
+from generator.sizing.devices import device_view
 from generator.sizing.kv import kv_cache
+from generator.sizing.memory import memory, tp_valid
 from generator.sizing.params import ParamCount, count_params, layer_kinds
 from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
 
@@ -267,3 +269,79 @@ def leaderboard_controls(catalog: Catalog, engine: EngineProfile, kv: KVDtype) -
         "lb_kinds": [k.value for k in HardwareKind if any(h.kind is k for h in hardware)],
         "lb_memory": list(MEMORY_STEPS_GB),
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class Recommended:
+    """The cheapest new purchase that runs something comfortably: ``units`` cards of ``hardware``."""
+
+    hardware: Hardware
+    units: int
+    cost_usd: float
+
+
+def _cheapest(options: Sequence[tuple[Hardware, int]]) -> Recommended | None:
+    """The cheapest single card among (hardware, devices) options with a new-unit price; when no single
+    card will do, the fewest cards, cheapest first (seven small cards are rarely a setup anyone builds)."""
+    priced = [
+        Recommended(hw, math.ceil(n / hw.chips), hw.price.usd * math.ceil(n / hw.chips))
+        for hw, n in options
+        if hw.price is not None
+    ]
+    return min(priced, key=lambda r: (r.units, r.cost_usd, r.hardware.name), default=None)
+
+
+def comfortable_devices(catalog: Catalog, p: PairData, row: FormatRow) -> int | None:
+    """The fewest devices of the pair's accelerator that hold ``row``'s format comfortably (under the
+    tight fraction of usable memory) at the row's context; None beyond the maximum or where it cannot run."""
+    if row.est is None:
+        return None
+    if row.est.memory.verdict == "comfortable":
+        return row.est.scenario.gpus
+    if p.hardware.kind in SINGLE or row.est.min_gpus is None:
+        return None
+    a = catalog.assumptions
+    sc = row.est.scenario
+    device = device_view(p.hardware)
+    for n in range(max(row.est.min_gpus, sc.gpus), a.max_gpus + 1):
+        if n % p.hardware.chips or not tp_valid(p.model, sc.engine, n):
+            continue
+        if (
+            memory(p.model, row.est.weights, device, sc.with_(gpus=n, offload=0.0), a.verdict_tight_fraction).verdict
+            == "comfortable"
+        ):
+            return n
+    return None
+
+
+def recommended_per_format(catalog: Catalog, pairs: Sequence[PairData]) -> dict[str, Recommended]:
+    """For each format, the cheapest new card that runs it comfortably at the default context (its natural
+    engine, the engine's default KV cache); when no card does alone, the fewest cards."""
+    out = {}
+    for i, fmt in enumerate(pairs[0].matrix if pairs else ()):
+        options = []
+        for p in pairs:
+            n = comfortable_devices(catalog, p, p.matrix[i])
+            if n is not None:
+                options.append((p.hardware, n))
+        best = _cheapest(options)
+        if best is not None:
+            out[fmt.fmt.name] = best
+    return out
+
+
+def recommended_per_finetune(catalog: Catalog, pairs: Sequence[PairData]) -> list[Recommended | None]:
+    """For QLoRA, LoRA and full fine-tuning, the cheapest new card that holds the method's memory
+    comfortably (under the tight fraction of its usable memory); when none does alone, the fewest cards."""
+    tight = catalog.assumptions.verdict_tight_fraction
+    out: list[Recommended | None] = []
+    for k in range(len(pairs[0].est.finetune) if pairs else 0):
+        options = []
+        for p in pairs:
+            need = p.est.finetune[k].total_bytes
+            per_device = p.est.memory.usable_per_gpu_bytes * tight
+            n = max(p.hardware.chips, math.ceil(need / per_device / p.hardware.chips) * p.hardware.chips)
+            if n == p.hardware.chips or (p.hardware.kind not in SINGLE and n <= catalog.assumptions.max_gpus):
+                options.append((p.hardware, n))
+        out.append(_cheapest(options))
+    return out

@@ -38,6 +38,8 @@ from generator.site.model_page import (
     leaderboard_controls,
     model_facts,
     need_table,
+    recommended_per_finetune,
+    recommended_per_format,
     related_models,
 )
 from generator.site.pair_page import PairData, context_steps, pair_data
@@ -46,6 +48,7 @@ from generator.site.render import render_markdown
 from generator.site.routes import Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
 from generator.sizing.devices import device_view
+from generator.sizing.estimate import ratio_ranges
 from generator.sizing.params import count_params
 from generator.sizing.scenario import DEFAULT_FORMAT
 from generator.sizing.weights import weight_bytes
@@ -95,6 +98,8 @@ class ModelGroup:
                 "kv_rows": kv_rows(catalog, model),
                 "lead": lead(pairs, reference.slug),
                 "quality": model_quality(catalog, model),
+                "recommended": recommended_per_format(catalog, pairs),
+                "recommended_ft": recommended_per_finetune(catalog, pairs),
                 "leaderboard": board,
                 "value_chart": value_chart(
                     [
@@ -248,6 +253,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus, g.shared["quality"]),
         "context_cells": context_cells(p, route.lang),
         "describe": memory_descriptions(p, route.lang),
+        "decode_ratio": ratio_ranges(catalog.calibration)[0],
     }
 
 
