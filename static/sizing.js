@@ -885,28 +885,59 @@ function cost(hw, model, gpus, aggregate, offers, apiPrices, as, chips) {
 }
 
 // ---- estimate.py ----
+// Why a scenario cannot run, in English with {slots}: estimate.py REASONS (the parity vectors compare the
+// messages); pages translate them by code (the workbench's reasons).
+export const REASONS = {
+  format: "{engine} does not load {fmt} ({family}); it loads {formats}",
+  hardware: "{engine} does not run on {hw}",
+  kv: "{engine} has no {kv} KV cache (supported by {engines})",
+  moe_only: "{fmt} quantizes MoE experts; {model} is a dense model",
+  offload: "{engine} does not offload layers to system RAM in this estimate",
+  split: "{engine} cannot split {model} over {n} devices ({heads} attention heads, {kv_heads} KV heads)",
+};
+
 /**
- * Why the scenario cannot run, or "".
+ * {slot} replaced by its value (unknown slots kept), as estimate.py fill() does.
+ * @param {string} template
+ * @param {Record<string, string>} values
+ */
+export function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? values[key] : whole));
+}
+
+/**
+ * Why the scenario cannot run, as [code, values] (a key of REASONS and its slots), or null.
+ * @param {Model} model
+ * @param {Hardware} hw
+ * @param {Scenario} sc
+ * @returns {[keyof typeof REASONS, Record<string, string>] | null}
+ */
+export function scenarioProblem(model, hw, sc) {
+  const e = sc.engine;
+  if (!e.formats.includes(sc.fmt.family)) {
+    return ["format", { engine: e.label, fmt: sc.fmt.name, family: sc.fmt.family, formats: e.formats.join(", ") }];
+  }
+  if (!e.hardware_kinds.includes(hw.kind)) return ["hardware", { engine: e.label, hw: hw.name }];
+  if (!sc.kv.engines.includes(e.name)) return ["kv", { engine: e.label, kv: sc.kv.name, engines: sc.kv.engines.join(", ") }];
+  if (sc.fmt.moe_only && !model.moe) return ["moe_only", { fmt: sc.fmt.name, model: model.name }];
+  if (sc.offload && e.split !== "layer") return ["offload", { engine: e.label }];
+  if (!tpValid(model, e, sc.gpus)) {
+    const a = model.architecture;
+    return ["split", { engine: e.label, model: model.name, n: String(sc.gpus), heads: String(a.num_attention_heads),
+      kv_heads: String(a.num_kv_heads) }];
+  }
+  return null;
+}
+
+/**
+ * Why the scenario cannot run, in English ("" when it can): estimate.py check_scenario's message.
  * @param {Model} model
  * @param {Hardware} hw
  * @param {Scenario} sc
  */
 export function checkScenario(model, hw, sc) {
-  const e = sc.engine;
-  if (!e.formats.includes(sc.fmt.family)) {
-    return `${e.label} does not load ${sc.fmt.name} (${sc.fmt.family}); it loads ${e.formats.join(", ")}`;
-  }
-  if (!e.hardware_kinds.includes(hw.kind)) return `${e.label} does not run on ${hw.name}`;
-  if (!sc.kv.engines.includes(e.name)) {
-    return `${e.label} has no ${sc.kv.name} KV cache (supported by ${sc.kv.engines.join(", ")})`;
-  }
-  if (sc.fmt.moe_only && !model.moe) return `${sc.fmt.name} quantizes MoE experts; ${model.name} is a dense model`;
-  if (sc.offload && e.split !== "layer") return `${e.label} does not offload layers to system RAM in this estimate`;
-  if (!tpValid(model, e, sc.gpus)) {
-    const a = model.architecture;
-    return `${e.label} cannot split ${model.name} over ${sc.gpus} devices (${a.num_attention_heads} attention heads, ${a.num_kv_heads} KV heads)`;
-  }
-  return "";
+  const problem = scenarioProblem(model, hw, sc);
+  return problem ? fill(REASONS[problem[0]], problem[1]) : "";
 }
 
 /**

@@ -32,7 +32,7 @@ from generator.publish import hosts, incremental, outdir
 from generator.publish.progress import Progress
 from generator.site import api, badges, pages, routes, sitemap
 from generator.site.browser_data import encoded, finder_data, shared_data
-from generator.site.cells import describe_templates
+from generator.site.cells import describe_templates, reason_templates
 from generator.site.hardware_page import HardwareRow, hardware_rows
 from generator.site.i18n import LANGS, number_spec, translations
 from generator.site.pages import ModelGroup, SiteGroup
@@ -118,6 +118,7 @@ def workbench_ui(catalog: Catalog, lang: str, urls: dict[str, str]) -> bytes:
         number_spec=number_spec(lang),
         asset_urls=urls,
         describe=describe_templates(lang),
+        reasons=reason_templates(lang),
     )
     return minify(html).encode()
 

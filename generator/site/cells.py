@@ -145,3 +145,22 @@ def memory_descriptions(p: PairData, lang: str) -> dict[str, str]:
         "runtime": _fill(t["runtime"], values),
         "host": _fill(t[host], values),
     }
+
+
+def reason_templates(lang: str) -> dict[str, str]:
+    """Why a scenario cannot run (the codes of sizing.estimate.REASONS) in ``lang`` with ``{slot}``s; the
+    workbench fills them with the values sizing.js scenarioProblem returns."""
+    tr = translations(lang)
+    slots = {k: "{" + k + "}" for k in ("engine", "fmt", "family", "formats", "hw", "kv", "engines", "model")}
+    slots |= {k: "{" + k + "}" for k in ("n", "heads", "kv_heads")}
+    return {
+        "format": tr.gettext("%(engine)s does not load %(fmt)s (%(family)s); it loads %(formats)s") % slots,
+        "hardware": tr.gettext("%(engine)s does not run on %(hw)s") % slots,
+        "kv": tr.gettext("%(engine)s has no %(kv)s KV cache (supported by %(engines)s)") % slots,
+        "moe_only": tr.gettext("%(fmt)s quantizes MoE experts; %(model)s is a dense model") % slots,
+        "offload": tr.gettext("%(engine)s does not offload layers to system RAM in this estimate") % slots,
+        "split": tr.gettext(
+            "%(engine)s cannot split %(model)s over %(n)s devices (%(heads)s attention heads, %(kv_heads)s KV heads)"
+        )
+        % slots,
+    }

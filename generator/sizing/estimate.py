@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from typing import Any
 
 from generator.content.schema import Assumptions, Calibration, Hardware, HardwareKind, Model
@@ -21,7 +22,30 @@ SIZING_VERSION = "1"
 
 
 class ScenarioError(ValueError):
-    """A scenario this model, hardware and engine cannot run (e.g. a GGUF format on vLLM)."""
+    """A scenario this model, hardware and engine cannot run (e.g. a GGUF format on vLLM): ``code`` names
+    the reason (a key of :data:`REASONS`) and ``values`` fill its slots, so pages can say it in any
+    language (generator/site/cells.py reason_templates)."""
+
+    def __init__(self, code: str, values: dict[str, str]) -> None:
+        self.code = code
+        self.values = values
+        super().__init__(fill(REASONS[code], values))
+
+
+# Why a scenario cannot run, in English with {slots}; static/sizing.js has the same table.
+REASONS = {
+    "format": "{engine} does not load {fmt} ({family}); it loads {formats}",
+    "hardware": "{engine} does not run on {hw}",
+    "kv": "{engine} has no {kv} KV cache (supported by {engines})",
+    "moe_only": "{fmt} quantizes MoE experts; {model} is a dense model",
+    "offload": "{engine} does not offload layers to system RAM in this estimate",
+    "split": "{engine} cannot split {model} over {n} devices ({heads} attention heads, {kv_heads} KV heads)",
+}
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """``{slot}`` replaced by its value (unknown slots kept), as static/sizing.js fills them."""
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,20 +160,26 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
     engine = sc.engine
     if sc.fmt.family not in engine.formats:
         served = ", ".join(f.value for f in engine.formats)
-        raise ScenarioError(f"{engine.label} does not load {sc.fmt.name} ({sc.fmt.family.value}); it loads {served}")
+        values = {"engine": engine.label, "fmt": sc.fmt.name, "family": sc.fmt.family.value, "formats": served}
+        raise ScenarioError("format", values)
     if hw.kind not in engine.hardware_kinds:
-        raise ScenarioError(f"{engine.label} does not run on {hw.name}")
+        raise ScenarioError("hardware", {"engine": engine.label, "hw": hw.name})
     if engine.name not in sc.kv.engines:
-        raise ScenarioError(f"{engine.label} has no {sc.kv.name} KV cache (supported by {', '.join(sc.kv.engines)})")
+        raise ScenarioError("kv", {"engine": engine.label, "kv": sc.kv.name, "engines": ", ".join(sc.kv.engines)})
     if sc.fmt.moe_only and model.moe is None:
-        raise ScenarioError(f"{sc.fmt.name} quantizes MoE experts; {model.name} is a dense model")
+        raise ScenarioError("moe_only", {"fmt": sc.fmt.name, "model": model.name})
     if sc.offload and engine.split != "layer":
-        raise ScenarioError(f"{engine.label} does not offload layers to system RAM in this estimate")
+        raise ScenarioError("offload", {"engine": engine.label})
     if not tp_valid(model, engine, sc.gpus):
-        raise ScenarioError(
-            f"{engine.label} cannot split {model.name} over {sc.gpus} devices "
-            f"({model.architecture.num_attention_heads} attention heads, {model.architecture.num_kv_heads} KV heads)"
-        )
+        a = model.architecture
+        values = {
+            "engine": engine.label,
+            "model": model.name,
+            "n": str(sc.gpus),
+            "heads": str(a.num_attention_heads),
+            "kv_heads": str(a.num_kv_heads),
+        }
+        raise ScenarioError("split", values)
 
 
 def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[str, float | None]:

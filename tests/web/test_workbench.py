@@ -343,3 +343,14 @@ def test_impossible_choices_are_disabled_or_said(page: Any, base_url: str) -> No
     assert "cannot split" in problem
     assert problem in page.inner_text("#banner")
     assert set(shown(page).values()) == {""}
+
+
+@pytest.mark.parametrize(("lang", "words"), [("fr", "ne peut pas répartir"), ("zh", "无法将")])
+def test_reasons_are_in_the_pages_language(page: Any, base_url: str, lang: str, words: str) -> None:
+    page.goto(f"{base_url}/{lang}/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    page.select_option("#wb-engine", "vllm")
+    page.fill("#wb-gpus", "3")
+    page.dispatch_event("#wb-gpus", "input")
+    assert words in page.inner_text("#wb-error")
+    assert "does not" not in (page.get_attribute("#wb-engine option[value=mlx]", "title") or "")

@@ -40,7 +40,8 @@
  *   banner: string, short: string, headroom: string, usable: string, sim_prefill: string, sim_decode: string,
  *   sim_done: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "kv_one" |
  *   "kv_many" | "runtime" | "host_both" | "host_layers" | "host_embedding" | "static_one" | "static_many", string>
- *   host_row: string }} Messages #wb-i18n: templates
+ *   host_row: string, reasons: Record<keyof typeof import("./sizing.js").REASONS, string> }} Messages #wb-i18n:
+ *   templates
  *   with {names}
  * @typedef {{ quant: string, engine: string, kv_dtype: string, context: number, batch: number, gpus: number,
  *   offload: number }} Choice the form's scenario
@@ -177,6 +178,16 @@ async function main(root, dataEl) {
     offers: data.offers, api_prices: data.api_prices };
   /** @type {{ keys: Estimate, s: Choice } | null} */
   let current = null;
+
+  /**
+   * Why a scenario cannot run, in the page's language ("" when it can).
+   * @param {Hardware} hw
+   * @param {Scenario} sc
+   */
+  const reason = (hw, sc) => {
+    const problem = sizing.scenarioProblem(data.model, hw, sc);
+    return problem ? interpolate(t.reasons[problem[0]], problem[1]) : "";
+  };
 
   /** @returns {Choice} */
   function read() {
@@ -350,7 +361,7 @@ async function main(root, dataEl) {
     const sc = sizing.scenario(data, s);
     // A scenario whose every name resolved (the test before the cast) is a Scenario.
     const problem = sc.fmt && sc.engine && sc.kv
-      ? sizing.checkScenario(data.model, data.hardware, /** @type {Scenario} */ (sc)) : "unknown option";
+      ? reason(data.hardware, /** @type {Scenario} */ (sc)) : "unknown option";
     errorEl.textContent = problem;
     /** @type {HTMLInputElement} */ (form.querySelector("[name=context_slider]")).value =
       String(Math.max(0, steps.findLastIndex((c) => c <= s.context)));
@@ -414,14 +425,14 @@ async function main(root, dataEl) {
     const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === opt.value));
     if (!eng.hardware_kinds.includes(hardware.kind)) {
       opt.disabled = true;
-      opt.title = sizing.checkScenario(data.model, hardware, /** @type {Scenario} */ (sizing.scenario(data,
+      opt.title = reason(hardware, /** @type {Scenario} */ (sizing.scenario(data,
         { quant: eng.formats.length ? /** @type {QuantFormat} */ (data.formats.find((f) => eng.formats.includes(f.family))).name : "", engine: eng.name, context: 1 })));
     }
   }
   for (const opt of form.quant.options) {
     const fmt = /** @type {QuantFormat} */ (data.formats.find((f) => f.name === opt.value));
     const loaders = data.engines.filter((e) => e.formats.includes(fmt.family));
-    const problems = loaders.map((e) => sizing.checkScenario(data.model, hardware,
+    const problems = loaders.map((e) => reason(hardware,
       /** @type {Scenario} */ (sizing.scenario(data, { quant: fmt.name, engine: e.name, context: 1 }))));
     if (problems.every(Boolean)) { opt.disabled = true; opt.title = problems[0] || ""; }
   }
@@ -453,7 +464,7 @@ async function main(root, dataEl) {
     const other = /** @type {Hardware} */ (finder.hardware.find((h) => h.slug === slug));
     // current.s resolved to a Scenario when current was set.
     const sc = /** @type {Scenario} */ (sizing.scenario(data, current.s));
-    const problem = sizing.checkScenario(data.model, other, sc);
+    const problem = reason(other, sc);
     const b = problem ? null
       : sizing.estimate(data.model, other, sc, { ...facts, offers: finder.offers.filter((o) => o.hardware === slug) });
     /** @type {HTMLElement} */ (document.getElementById("wb-cmp-b")).textContent = other.name;
