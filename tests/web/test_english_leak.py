@@ -122,3 +122,51 @@ def test_the_scan_finds_english() -> None:
     """The test can fail: an English sentence outside lang="en" is caught, one inside is not."""
     assert english_words("<p>This model does not fit</p>") == ["This", "does", "fit", "model", "not"]
     assert english_words('<p lang="en">This model does not fit</p><p>Ce modèle ne tient pas</p>') == []
+
+
+class Text(Visible):
+    """The visible text itself (same rules as the word scan)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        if not self.skipped():
+            self.texts.append(data)
+
+
+# French: a narrow no-break space (or a no-break space) before : ; ? ! and %, never a plain space or none.
+FRENCH = re.compile(r"\S[ ]?[;?!%]|[^\s\d\u202f\u00a0]:(?=\s)|[ ][:;?!%]")
+# Chinese: full-width punctuation next to Chinese text.
+CHINESE = re.compile(r"[\u4e00-\u9fff][,;:?!]|[,;:?!]\s*[\u4e00-\u9fff]")
+
+
+def typography(html: str, lang: str) -> list[str]:
+    t = Text()
+    t.feed(html)
+    bad = []
+    for text in t.texts:
+        # Split at ASCII white space only: the narrow no-break spaces are what is checked.
+        prose = " ".join(w for w in re.split(r"[ \t\r\n]+", text) if not re.search(r"[/@_=]|://|\.\w", w))
+        if lang == "fr":
+            bad += [m.group(0) for m in FRENCH.finditer(prose) if m.group(0)[-1:] != "%" or m.group(0)[0] == " "]
+        else:
+            bad += [m.group(0) for m in CHINESE.finditer(prose)]
+    return bad
+
+
+@pytest.mark.parametrize("lang", ["fr", "zh"])
+def test_locale_typography(sample: Path, lang: str) -> None:
+    problems = {}
+    for kind, path in page_types(sample, lang).items():
+        found = typography(path.read_text(encoding="utf-8"), lang)
+        if found:
+            problems[kind] = found[:5]
+    assert not problems, problems
+
+
+def test_the_typography_scan_finds_mistakes() -> None:
+    assert typography("<p>Prix : 3 $</p>", "fr") == [" :"]
+    assert typography("<p>Prix\u202f: 3 $</p>", "fr") == []
+    assert typography("<p>价格, 日期</p>", "zh") == ["格,"]
