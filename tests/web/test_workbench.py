@@ -354,3 +354,31 @@ def test_reasons_are_in_the_pages_language(page: Any, base_url: str, lang: str, 
     page.dispatch_event("#wb-gpus", "input")
     assert words in page.inner_text("#wb-error")
     assert "does not" not in (page.get_attribute("#wb-engine option[value=mlx]", "title") or "")
+
+
+def test_the_result_stays_in_view_on_a_phone(browser: Any, base_url: str) -> None:
+    phone = browser.new_page(viewport={"width": 375, "height": 667})
+    phone.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
+    phone.wait_for_selector("#workbench[data-ready]")
+    phone.fill("#wb-context", "32768")
+    phone.dispatch_event("#wb-context", "input")
+    phone.locator("#wb-offload").scroll_into_view_if_needed()
+    box = phone.locator(".wb-summary").bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 667
+    keys = cli(
+        MODEL,
+        HARDWARE,
+        {
+            "quant": "Q4_K_M",
+            "engine": "llama.cpp",
+            "kv_dtype": "fp16",
+            "context": 32768,
+            "batch": 1,
+            "gpus": 1,
+            "offload": 0.0,
+        },
+    )
+    from generator.site.i18n import NumberFormat
+
+    assert f"{NumberFormat('en').sig(keys['decode_tok_s'])} tok/s" in phone.inner_text(".wb-summary")
+    phone.close()

@@ -271,10 +271,26 @@ async function main(root, dataEl) {
     renderCommands(keys, s);
     /** @type {HTMLOutputElement} */ (document.getElementById("wb-offload-out")).textContent = pct(s.offload);
     describeMemory(keys, s);
+    summarize(keys, "");
     // Sections the workbench does not recompute ([data-static]) say so while another scenario is shown.
     const own = SCENARIO_KEYS.every((k) => String(s[/** @type {keyof Choice} */ (k)]) === String(start[/** @type {keyof Choice} */ (k)]));
     for (const note of staticNotes) note.hidden = own;
   }
+
+  // The result in one line that stays in view while the controls scroll (phones): verdict, memory, speed.
+  const summary = document.createElement("p");
+  summary.className = "wb-summary";
+  summary.setAttribute("aria-live", "polite");
+  /** @type {HTMLFormElement} */ (document.getElementById("wb-form")).after(summary);
+  /**
+   * @param {Estimate | null} keys
+   * @param {string} problem
+   */
+  const summarize = (keys, problem) => {
+    if (!keys) { summary.textContent = problem; return; }
+    summary.replaceChildren(verdictHtml(keys.verdict), ` ${bytes(keys.total_bytes)} / ${bytes(keys.usable_bytes)} · ${
+      keys.verdict === "oom" ? "—" : tokS(keys.decode_tok_s)}`);
+  };
 
   // One note per [data-static] section, under its heading, naming the page's own scenario.
   const startEngine = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === start.engine));
@@ -377,6 +393,7 @@ async function main(root, dataEl) {
       banner.className = "banner v-oom";
       /** @type {HTMLParagraphElement} */ (banner.querySelector("p")).textContent = problem;
       cmpTable.hidden = true;
+      summarize(null, problem);
       return;
     }
     const keys = sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), facts);
