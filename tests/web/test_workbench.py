@@ -364,7 +364,7 @@ def test_the_result_stays_in_view_on_a_phone(browser: Any, base_url: str) -> Non
     phone.dispatch_event("#wb-context", "input")
     phone.locator("#wb-offload").scroll_into_view_if_needed()
     box = phone.locator(".wb-summary").bounding_box()
-    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 667
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 667
     keys = cli(
         MODEL,
         HARDWARE,
