@@ -13,7 +13,7 @@
  * @typedef {{ slug: string, hf_id: string, architecture: { num_layers: number } }} CommandModel
  * @typedef {{ engine: string, quant: string, context: number, batch: number, gpus: number, kv_dtype: string,
  *   offload: number }} CommandInputs
- * @typedef {{ x0: number, width: number, flip_at: number }} ChartGeometry the memory chart's SVG units
+ * @typedef {{ x0: number, width: number, flip_at: number, label_min: number }} ChartGeometry the memory chart's SVG units
  * @typedef {{ weights_bytes: number, kv_cache_bytes: number, overhead_bytes: number, total_bytes: number,
  *   usable_bytes: number }} MemoryKeys
  */

@@ -253,11 +253,24 @@ async function main(root, dataEl) {
     const svg = document.getElementById("memchart");
     if (svg) {
       const chart = view.memoryBars(keys, data.memory_chart);
+      const sizes = { weights: keys.weights_bytes, kv_cache: keys.kv_cache_bytes, overhead: keys.overhead_bytes };
       for (const [cls, x, w] of chart.segments) {
-        // The memory_chart macro draws all three.
+        // The memory_chart macro draws all three bars, and a size label in those wide enough.
         const rect = /** @type {SVGRectElement} */ (svg.querySelector(`rect.seg-${cls}`));
         rect.setAttribute("x", x.toFixed(1));
         rect.setAttribute("width", w.toFixed(1));
+        let label = svg.querySelector(`text.seg-label[data-seg=${cls}]`);
+        if (w < data.memory_chart.label_min) { label?.remove(); continue; }
+        if (!label) {
+          label = document.createElementNS("http://www.w3.org/2000/svg", "text");
+          label.setAttribute("class", "seg-label");
+          label.setAttribute("data-seg", cls);
+          label.setAttribute("y", "42");
+          label.setAttribute("text-anchor", "middle");
+          svg.append(label);
+        }
+        label.setAttribute("x", (x + w / 2).toFixed(1));
+        label.textContent = bytes(sizes[/** @type {keyof typeof sizes} */ (cls)]);
       }
       const ux = chart.usable_x.toFixed(1);
       for (const line of svg.querySelectorAll("line.limit")) { line.setAttribute("x1", ux); line.setAttribute("x2", ux); }

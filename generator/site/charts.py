@@ -20,10 +20,22 @@ class Segment:
     x: float
     width: float
 
+    @property
+    def labelled(self) -> bool:
+        """Wide enough to carry its size as a label."""
+        return self.width >= MEMORY_CHART["label_min"]
 
-# The memory chart's plot area in SVG units, and where its usable-memory label moves left of the mark.
-# The browser (static/display.js) redraws it from the same numbers (shared data, parity vectors).
-MEMORY_CHART = {"x0": 10.0, "width": 580.0, "flip_at": 300.0}
+    @property
+    def label_x(self) -> float:
+        """The middle of the segment, where its label goes."""
+        return self.x + self.width / 2
+
+
+# The memory chart's plot area in SVG units (a 360-unit chart, so 12-unit text stays at least 11 CSS px
+# on a 375 px phone), where its usable-memory label moves left of the mark, and how wide a segment must
+# be to carry its size. The browser (static/display.js) redraws it from the same numbers (shared data,
+# parity vectors).
+MEMORY_CHART = {"x0": 6.0, "width": 348.0, "flip_at": 180.0, "label_min": 64.0}
 
 
 @dataclasses.dataclass(frozen=True)

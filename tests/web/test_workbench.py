@@ -382,3 +382,22 @@ def test_the_result_stays_in_view_on_a_phone(browser: Any, base_url: str) -> Non
 
     assert f"{NumberFormat('en').sig(keys['decode_tok_s'])} tok/s" in phone.inner_text(".wb-summary")
     phone.close()
+
+
+def test_memory_chart_is_labelled_and_readable_on_a_phone(browser: Any, base_url: str) -> None:
+    phone = browser.new_page(viewport={"width": 375, "height": 740})
+    phone.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
+    phone.wait_for_selector("#workbench[data-ready]")
+    sizes = phone.eval_on_selector_all(
+        "#memchart text",
+        "ts => ts.map(t => parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a)",
+    )
+    assert sizes and min(sizes) >= 11, sizes
+    weights = phone.text_content("#memchart text.seg-label[data-seg=weights]")
+    assert weights == phone.inner_text("td[data-field=weights_bytes]")
+    phone.fill("#wb-batch", "8")  # the KV cache grows past the label width: it gets its size
+    phone.dispatch_event("#wb-batch", "input")
+    assert phone.text_content("#memchart text.seg-label[data-seg=kv_cache]") == phone.inner_text(
+        "td[data-field=kv_cache_bytes]"
+    )
+    phone.close()
