@@ -224,6 +224,10 @@ def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
             "shared_url": g.asset_urls["sizing-data"],
             "finder_data_url": g.asset_urls["finder-data"],
             "pair_base": page_path("model", route.lang, g.model.slug),
+            # Each measured format's quality label for this model, and the labels best first (the
+            # finder's quality floor, setups.quality_names).
+            "quality": {name: q.label for name, q in g.shared["quality"].items()},
+            "quality_order": [lab.name for lab in g.catalog.quality_labels],
         },
         "stale_before": g.catalog.stale_before,
         **g.shared,

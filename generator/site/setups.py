@@ -19,6 +19,7 @@ from typing import Literal
 
 from generator.content.catalog import Catalog
 from generator.content.schema import FormatFamily, Hardware, HardwareKind, Model, Price
+from generator.site.quality import model_quality
 from generator.sizing.cost import headline_offers
 from generator.sizing.estimate import Estimate, ScenarioError, estimate, fit_and_decode
 from generator.sizing.memory import tp_valid
@@ -53,6 +54,8 @@ class Question:
     max_devices: int = 8
     budget_usd: float | None = None
     engine: str | None = None
+    # The worst quality label accepted (content/quality.yaml's order); unmeasured formats fail a floor.
+    min_quality: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,6 +182,15 @@ def options(
     return out
 
 
+def quality_names(catalog: Catalog, model: Model, floor: str | None) -> frozenset[str] | None:
+    """The formats whose quality for ``model`` is ``floor`` or better (None: no floor)."""
+    if floor is None:
+        return None
+    order = [lab.name for lab in catalog.quality_labels]
+    limit = order.index(floor) if floor in order else len(order)
+    return frozenset(name for name, q in model_quality(catalog, model).items() if order.index(q.label) <= limit)
+
+
 def answer_from(
     catalog: Catalog, model: Model, q: Question, found: list[Option], limit: int | None = None
 ) -> list[Setup]:
@@ -186,8 +198,11 @@ def answer_from(
     reach the speed, the best format there; priced by the question's mode; cheapest first (the first
     ``limit`` of them, each with its full estimate)."""
     best: dict[str, Option] = {}
+    good = quality_names(catalog, model, q.min_quality)
     for o in found:
         if o.decode_tok_s < q.min_tok_s or o.devices > q.max_devices or (q.engine and o.engine != q.engine):
+            continue
+        if good is not None and o.fmt not in good:
             continue
         current = best.get(o.hardware.slug)
         if current is None or (o.devices, o.rank) < (current.devices, current.rank):

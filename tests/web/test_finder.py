@@ -17,6 +17,11 @@ QUESTIONS = (
     ("gemma-3-27b-it", Question(context=16384, min_tok_s=15, users=4), "context=16384&tok_s=15&users=4"),
     ("gpt-oss-120b", Question(context=8192, min_tok_s=10, max_devices=2), "context=8192&tok_s=10&devices=2"),
     ("deepseek-v3", Question(context=8192, min_tok_s=5, mode="rent", engine="vllm"), "tok_s=5&mode=rent&engine=vllm"),
+    (
+        "gemma-3-27b-it",
+        Question(context=8192, min_tok_s=10, min_quality="near_lossless"),
+        "context=8192&tok_s=10&quality=near_lossless",
+    ),
 )
 
 

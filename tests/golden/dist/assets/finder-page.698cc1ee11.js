@@ -16,13 +16,14 @@
  *   ticks: Record<string, string> }} FinderMessages templates with {names}; ticks: the price axis' labels
  * @typedef {{ lang: string, model: import("./sizing.js").Model, artifacts: Artifacts, number_spec: NumberSpec,
  *   sizing_url: string, display_url: string, finder_url: string, shared_url: string, finder_data_url: string,
- *   pair_base: string, i18n: FinderMessages }} FinderPage #finder-page
+ *   pair_base: string, i18n: FinderMessages, quality: Record<string, string>, quality_order: string[] }} FinderPage
+ *   #finder-page
  */
 
 const root = document.getElementById("finder");
 const pageEl = document.getElementById("finder-page");
 // Form fields and the URL's query keys (the CLI's words where it has them).
-const FIELDS = ["context", "tok_s", "users", "mode", "devices", "budget", "engine"];
+const FIELDS = ["context", "tok_s", "users", "mode", "devices", "budget", "engine", "quality"];
 
 /**
  * @param {string} template
@@ -211,7 +212,14 @@ async function main(root, pageEl) {
     const found = await optionsFor(q);
     if (ticket !== pending) return; // a newer question is being answered
     // Every setup goes on the chart; the table lists the cheapest 15.
-    const all = finder.answer(sizing, data, facts, page.model, q, found);
+    // A quality floor keeps the formats whose label for this model is that good (setups.quality_names).
+    const floor = String(new FormData(form).get("quality") || "");
+    const limit = page.quality_order.indexOf(floor);
+    const good = floor && limit >= 0 ? found.filter((o) => {
+      const label = page.quality[o.fmt];
+      return label != null && page.quality_order.indexOf(label) <= limit;
+    }) : found;
+    const all = finder.answer(sizing, data, facts, page.model, q, good);
     const setups = all.slice(0, 15);
     body.replaceChildren(...setups.map((s) => row(s, q)));
     table.hidden = setups.length === 0;
