@@ -170,3 +170,18 @@ def test_the_typography_scan_finds_mistakes() -> None:
     assert typography("<p>Prix : 3 $</p>", "fr") == [" :"]
     assert typography("<p>Prix\u202f: 3 $</p>", "fr") == []
     assert typography("<p>价格, 日期</p>", "zh") == ["格,"]
+
+
+# Words of our own research that must not reach readers (catalog notes are printed on pages).
+INTERNAL = ("stored corpus", "make calibrate", "verbatim quotation", "please verify", "linkable from here")
+
+
+def test_no_research_notes_on_public_pages(sample: Path) -> None:
+    found = {}
+    for lang in ("en", "fr", "zh"):
+        for kind, path in page_types(sample, lang).items():
+            text = path.read_text(encoding="utf-8").lower()
+            hits = [phrase for phrase in INTERNAL if phrase in text]
+            if hits:
+                found[f"{lang} {kind}"] = hits
+    assert not found, found
