@@ -19,11 +19,12 @@ from generator.content.schema import (
     Price,
     QuantFormat,
 )
+from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import FormatRow, PairData, context_steps, try_estimate
 from generator.site.quality import Quality, quality_of
 from generator.site.setups import SINGLE
 from generator.sizing.devices import device_view
-from generator.sizing.kv import kv_cache
+from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
 from generator.sizing.memory import memory, tp_valid
 from generator.sizing.params import ParamCount, count_params, layer_kinds
 from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
@@ -232,9 +233,20 @@ class Lead:
     card_max_context: int
     reference: Hardware
     reference_devices: int | None
+    # For the page's questions: how many accelerators hold the default setup, the fastest of them and
+    # the speed on the smallest card, and the memory at a few contexts on the reference accelerator.
+    fits: int = 0
+    accelerators: int = 0
+    fastest: tuple[Hardware, float] | None = None
+    card_tok_s: float | None = None
+    totals: tuple[tuple[int, int], ...] = ()
 
 
-def lead(pairs: Sequence[PairData], reference: str) -> Lead:
+# The contexts the model page's memory question answers for (capped at the model's maximum).
+FAQ_CONTEXTS = (8192, 32768, 131072)
+
+
+def lead(pairs: Sequence[PairData], reference: str, tight: float) -> Lead:
     """The lead from the pairs' default setups (4-bit GGUF on llama.cpp at the default context)."""
     ref = next((p for p in pairs if p.hardware.slug == reference), pairs[0])
     holding = [p for p in pairs if p.hardware.kind in CARD_KINDS and p.est.memory.verdict != "oom"]
@@ -244,14 +256,28 @@ def lead(pairs: Sequence[PairData], reference: str) -> Lead:
         return (p.hardware.memory_bytes, price.usd if price else math.inf, p.hardware.slug)
 
     card = min(holding, key=key, default=None)
+    fitting = [p for p in pairs if p.est.memory.verdict != "oom"]
+    fast = max(fitting, key=lambda p: (p.est.speed.decode_tok_s, p.hardware.slug), default=None)
+    est = ref.est
+    top = ref.model.architecture.max_context
+    contexts = sorted({min(c, top) for c in FAQ_CONTEXTS})
+    totals = tuple(
+        (c, memory(ref.model, est.weights, device_view(ref.hardware), est.scenario, tight, context=c).total_bytes)
+        for c in contexts
+    )
     return Lead(
-        fmt=ref.est.scenario.fmt.name,
-        context=ref.est.scenario.context,
-        total_bytes=ref.est.memory.total_bytes,
+        fmt=est.scenario.fmt.name,
+        context=est.scenario.context,
+        total_bytes=est.memory.total_bytes,
         card=card.hardware if card else None,
         card_max_context=card.est.max_context if card else 0,
         reference=ref.hardware,
-        reference_devices=ref.est.min_gpus,
+        reference_devices=est.min_gpus,
+        fits=len(fitting),
+        accelerators=len(pairs),
+        fastest=(fast.hardware, fast.est.speed.decode_tok_s) if fast else None,
+        card_tok_s=card.est.speed.decode_tok_s if card else None,
+        totals=totals,
     )
 
 
@@ -345,3 +371,53 @@ def recommended_per_finetune(catalog: Catalog, pairs: Sequence[PairData]) -> lis
                 options.append((p.hardware, n))
         out.append(_cheapest(options))
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class KVFormula:
+    """The KV cache per token of a model, worked out with its own numbers (16-bit cache)."""
+
+    mla: bool
+    kv_heads: int
+    head_dim: int
+    rank: int
+    rope: int
+    bytes_per_element: float
+    per_layer: float
+    layers: int
+    total: float
+    sliding_layers: int
+    window: int | None
+    state_layers: int
+
+
+def kv_formula(model: Model) -> KVFormula:
+    """KV bytes per token per attention layer and over the attention layers, in BF16; sliding-window
+    and linear-attention or Mamba layers are named (the first cap their cache, the others keep a fixed
+    state per sequence)."""
+    kinds = layer_kinds(model)
+    attention = sum(1 for k in kinds if k in (LayerKind.FULL, LayerKind.SLIDING))
+    per_layer = kv_bytes_per_token_layer(model, 2.0)
+    mla = model.attention.mla
+    a = model.architecture
+    return KVFormula(
+        mla=mla is not None,
+        kv_heads=a.num_kv_heads,
+        head_dim=a.head_dim,
+        rank=mla.kv_lora_rank if mla else 0,
+        rope=mla.qk_rope_head_dim if mla else 0,
+        bytes_per_element=2.0,
+        per_layer=per_layer,
+        layers=attention,
+        total=per_layer * attention,
+        sliding_layers=sum(1 for k in kinds if k is LayerKind.SLIDING),
+        window=model.attention.sliding_window,
+        state_layers=sum(1 for k in kinds if k in (LayerKind.LINEAR, LayerKind.MAMBA)),
+    )
+
+
+def memory_at(lead: Lead, lang: str) -> list[str]:
+    """The lead's memory at each context as "8K tokens: 20.8 GiB" in ``lang`` (a list the page joins)."""
+    tr = translations(lang)
+    fmt = NumberFormat(lang)
+    return [tr.gettext("%(ctx)s tokens: %(mem)s") % {"ctx": fmt.tokens(c), "mem": fmt.bytes(n)} for c, n in lead.totals]

@@ -1,0 +1,46 @@
+"""The model page's worked KV formula and its questions, against hand-checked figures."""
+
+from __future__ import annotations
+
+from generator.content.catalog import Catalog
+from generator.site.model_page import kv_formula, lead
+from generator.site.pair_page import pair_data
+from generator.sizing.kv import kv_cache
+
+
+def test_gqa_formula_is_the_issues_example(catalog: Catalog) -> None:
+    """Qwen2.5-Coder-32B: 2 × 64 layers × 8 KV heads × 128 × 2 bytes = 262,144 bytes per token."""
+    k = kv_formula(catalog.models["qwen2-5-coder-32b-instruct"])
+    assert (k.kv_heads, k.head_dim, k.layers, k.per_layer, k.total) == (8, 128, 64, 4096, 2 * 64 * 8 * 128 * 2)
+
+
+def test_mla_formula(catalog: Catalog) -> None:
+    """DeepSeek-V3: (512 latent + 64 RoPE) × 2 bytes × 61 layers = 70,272 bytes per token."""
+    k = kv_formula(catalog.models["deepseek-v3"])
+    assert k.mla and k.total == (512 + 64) * 2 * 61
+
+
+def test_formula_equals_the_engine_without_windows_or_state(catalog: Catalog) -> None:
+    for slug in ("qwen2-5-coder-32b-instruct", "deepseek-v3", "llama-3-1-8b-instruct"):
+        model = catalog.models[slug]
+        per_token = kv_cache(model, catalog.engine("vllm"), 2.0, 1, 1).bytes_per_token
+        assert kv_formula(model).total == per_token, slug
+
+
+def test_hybrid_and_sliding_layers_are_named(catalog: Catalog) -> None:
+    gemma = kv_formula(catalog.models["gemma-3-27b-it"])
+    assert gemma.sliding_layers == 52 and gemma.window == 1024 and gemma.layers == 62
+    nxt = kv_formula(catalog.models["qwen3-next-80b-a3b-instruct"])
+    assert nxt.state_layers == 36 and nxt.layers == 12
+
+
+def test_questions_count_what_the_leaderboard_shows(catalog: Catalog) -> None:
+    model = catalog.models["qwen2-5-coder-32b-instruct"]
+    pairs = [pair_data(catalog, model, hw) for hw in catalog.hardware.values()]
+    ld = lead(pairs, "h100-sxm", catalog.assumptions.verdict_tight_fraction)
+    assert ld.fits == sum(p.est.memory.verdict != "oom" for p in pairs) and ld.accelerators == len(pairs)
+    assert ld.fastest is not None
+    assert ld.fastest[1] == max(p.est.speed.decode_tok_s for p in pairs if p.est.memory.verdict != "oom")
+    assert [c for c, _ in ld.totals] == [8192, 32768]  # the model's maximum is 32K
+    assert ld.totals[0][1] == ld.total_bytes  # the default context's total is the lead's
+    assert all(a[1] < b[1] for a, b in zip(ld.totals, ld.totals[1:], strict=False))
