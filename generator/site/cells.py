@@ -28,7 +28,7 @@ def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Qu
     """One row per format that runs on this accelerator, with its quality label (— where unmeasured)."""
     g: Mapping[str, Any] = environment(lang).globals
     words = {name: g["_"](LABEL_TEXT[q.label]) for name, q in quality.items()}
-    fmt, tok_s, badge = g["fmt"], g["tok_s"], g["verdict_badge"]
+    fmt, badge = g["fmt"], g["verdict_badge"]
     more = g["_"]("more than %(n)s", n=max_gpus)
     rows = []
     for r in p.matrix:
@@ -45,7 +45,7 @@ def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Qu
                 fmt.bytes(m.total_bytes),
                 # Every row's range is the same multiple of its figure: the table states it once. A
                 # format that does not fit has no speed here (the fewest devices column says what would).
-                tok_s(e.speed.decode_tok_s) if m.verdict != "oom" else Markup("—"),
+                Markup(fmt.sig(e.speed.decode_tok_s)) if m.verdict != "oom" else Markup("—"),  # unit in the header
                 badge(m.verdict),
                 fmt.num(e.min_gpus) if e.min_gpus else more,
             )
