@@ -115,6 +115,8 @@ def workbench_ui(catalog: Catalog, lang: str, urls: dict[str, str]) -> bytes:
         engines=list(catalog.engines.values()),
         kv_dtypes=list(catalog.kv_dtypes.values()),
         max_gpus=catalog.assumptions.max_gpus,
+        hours_per_day=catalog.assumptions.hours_per_day,
+        usd_per_kwh=catalog.assumptions.electricity_usd_per_kwh,
         number_spec=number_spec(lang),
         asset_urls=urls,
         describe=describe_templates(lang),

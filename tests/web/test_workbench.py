@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from generator.content.catalog import Catalog
 from tests.conftest import CONTENT, ROOT
 
 MODEL, HARDWARE = "qwen3-30b-a3b", "rtx-4090"
@@ -401,3 +402,30 @@ def test_memory_chart_is_labelled_and_readable_on_a_phone(browser: Any, base_url
         "td[data-field=kv_cache_bytes]"
     )
     phone.close()
+
+
+def test_cost_follows_hours_and_electricity(page: Any, base_url: str, catalog: Catalog) -> None:
+    """Hours of use and the electricity price change the monthly cost, electricity and break-even exactly
+    as the engine computes them with those assumptions; the URL keeps them."""
+    import dataclasses
+
+    from generator.sizing.estimate import estimate
+    from generator.sizing.scenario import default_scenario, facts_of
+
+    page.goto(f"{base_url}/en/models/{MODEL}/h100-sxm/")
+    page.wait_for_selector("#workbench[data-ready]")
+    for selector, value in (("#wb-hours", "24"), ("#wb-kwh", "0.3")):
+        page.fill(selector, value)
+        page.dispatch_event(selector, "input")
+    facts = facts_of(catalog)
+    a = facts.assumptions.model_copy(update={"hours_per_day": 24.0, "electricity_usd_per_kwh": 0.3})
+    hw = catalog.hardware["h100-sxm"]
+    est = estimate(
+        catalog.models[MODEL], hw, default_scenario(catalog, gpus=hw.chips), dataclasses.replace(facts, assumptions=a)
+    )
+    got = shown(page)
+    for key in ("monthly_usd", "power_usd_per_hour", "breakeven_months"):
+        want = getattr(est.cost, key)
+        assert want is not None and float(got[key]) == pytest.approx(want, rel=1e-9), key
+    assert page.inner_text("[data-hours]") == "24"
+    assert "hours=24" in page.url and "kwh=0.3" in page.url

@@ -58,7 +58,9 @@ const root = document.getElementById("workbench");
 const dataEl = document.getElementById("wb-data");
 // The scenario's keys in the URL: the form's names (the CLI's words), and the compared accelerator.
 const SCENARIO_KEYS = ["quant", "engine", "kv_dtype", "context", "batch", "gpus", "offload"];
-const URL_KEYS = [...SCENARIO_KEYS, "compare"];
+// The cost inputs: hours of use a day and the electricity price (the catalog's assumptions by default).
+const COST_KEYS = ["hours", "kwh"];
+const URL_KEYS = [...SCENARIO_KEYS, "compare", ...COST_KEYS];
 
 /**
  * @param {string} template
@@ -166,7 +168,7 @@ async function main(root, dataEl) {
   // A shared link's scenario (the URL's keys are the form's names) wins over the page's own; values a
   // control cannot take are ignored.
   const params = new URLSearchParams(location.search);
-  for (const name of SCENARIO_KEYS) {
+  for (const name of [...SCENARIO_KEYS, ...COST_KEYS]) {
     const value = params.get(name);
     const control = /** @type {Control | null} */ (form.elements.namedItem(name));
     if (value == null || !control) continue;
@@ -178,6 +180,16 @@ async function main(root, dataEl) {
     offers: data.offers, api_prices: data.api_prices };
   /** @type {{ keys: Estimate, s: Choice } | null} */
   let current = null;
+
+  /** The facts with the reader's hours of use and electricity price (the catalog's when left as is). */
+  const costFacts = () => {
+    const f = new FormData(form);
+    const hours = Number(f.get("hours"));
+    const kwh = Number(f.get("kwh"));
+    return { ...facts, assumptions: { ...facts.assumptions,
+      hours_per_day: Number.isFinite(hours) && hours > 0 ? Math.min(hours, 24) : facts.assumptions.hours_per_day,
+      electricity_usd_per_kwh: Number.isFinite(kwh) && kwh >= 0 ? kwh : facts.assumptions.electricity_usd_per_kwh } };
+  };
 
   /**
    * Why a scenario cannot run, in the page's language ("" when it can).
@@ -285,6 +297,10 @@ async function main(root, dataEl) {
     /** @type {HTMLOutputElement} */ (document.getElementById("wb-offload-out")).textContent = pct(s.offload);
     describeMemory(keys, s);
     summarize(keys, "");
+    const hours = costFacts().assumptions.hours_per_day;
+    for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-hours]"))) {
+      el.textContent = num(hours, Number.isInteger(hours) ? 0 : 1);
+    }
     // Sections the workbench does not recompute ([data-static]) say so while another scenario is shown.
     const own = SCENARIO_KEYS.every((k) => String(s[/** @type {keyof Choice} */ (k)]) === String(start[/** @type {keyof Choice} */ (k)]));
     for (const note of staticNotes) note.hidden = own;
@@ -378,6 +394,10 @@ async function main(root, dataEl) {
       if (value !== String(start[/** @type {keyof Choice} */ (name)])) mine.set(name, value);
     }
     if (compare.value) mine.set("compare", compare.value);
+    for (const name of COST_KEYS) {
+      const control = /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
+      if (control.value !== control.defaultValue) mine.set(name, control.value);
+    }
     const query = view.mergeQuery(location.search, URL_KEYS, mine);
     history.replaceState(null, "", location.pathname + query + location.hash);
     for (const link of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("nav.langs a"))) {
@@ -409,7 +429,7 @@ async function main(root, dataEl) {
       summarize(null, problem);
       return;
     }
-    const keys = sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), facts);
+    const keys = sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), costFacts());
     current = { keys, s };
     render(keys, s);
     if (compare.value) renderCompare();
@@ -496,7 +516,7 @@ async function main(root, dataEl) {
     const sc = /** @type {Scenario} */ (sizing.scenario(data, current.s));
     const problem = reason(other, sc);
     const b = problem ? null
-      : sizing.estimate(data.model, other, sc, { ...facts, offers: finder.offers.filter((o) => o.hardware === slug) });
+      : sizing.estimate(data.model, other, sc, { ...costFacts(), offers: finder.offers.filter((o) => o.hardware === slug) });
     /** @type {HTMLElement} */ (document.getElementById("wb-cmp-b")).textContent = other.name;
     for (const row of /** @type {NodeListOf<WithData<"key">>} */ (cmpTable.querySelectorAll("tbody tr"))) {
       const key = /** @type {keyof Estimate} */ (row.dataset.key);
