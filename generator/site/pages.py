@@ -11,6 +11,7 @@ template's variables; they compute nothing the group has not computed once.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -311,6 +312,11 @@ def _words(catalog: Catalog, *texts: str) -> tuple[str, ...]:
     return tuple(sorted({*texts, *found}))
 
 
+def _iso(date: dt.date | str) -> str:
+    """A release date as ISO text, "" when unknown."""
+    return "" if isinstance(date, str) else date.isoformat()
+
+
 def _model_search(route: Route, catalog: Catalog) -> SearchEntry:
     """A model's entry; ``seen`` counts the API providers that price it and the sources that measured it."""
     m = catalog.models[route.model]
@@ -322,7 +328,7 @@ def _model_search(route: Route, catalog: Catalog) -> SearchEntry:
         m.name,
         _words(catalog, m.organization, m.family, m.hf_id),
         seen=len(providers) + len(measured),
-        released="" if m.release_date == "unknown" else m.release_date.isoformat(),
+        released=_iso(m.release_date),
     )
 
 
@@ -341,7 +347,7 @@ def _hardware_search(route: Route, catalog: Catalog) -> SearchEntry:
         # The name is matched against the aliases (e.g. "Ryzen AI Max": Strix Halo) but is in the index already.
         tuple(w for w in _words(catalog, h.name, h.vendor, h.kind.value.replace("_", " "), *sizes) if w != h.name),
         seen=len(clouds) + len(measured),
-        released="" if h.release_date == "unknown" else h.release_date.isoformat(),
+        released=_iso(h.release_date),
     )
 
 

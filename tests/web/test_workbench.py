@@ -17,6 +17,16 @@ from generator.content.catalog import Catalog
 from tests.conftest import CONTENT, ROOT
 
 MODEL, HARDWARE = "qwen3-30b-a3b", "rtx-4090"
+# The pair pages' own scenario (the workbench's starting point).
+DEFAULT: dict[str, Any] = {
+    "quant": "Q4_K_M",
+    "engine": "llama.cpp",
+    "kv_dtype": "fp16",
+    "context": 8192,
+    "batch": 1,
+    "gpus": 1,
+    "offload": 0.0,
+}
 INTEGER = ("_bytes", "max_context", "min_gpus", "params_")
 
 
@@ -74,15 +84,7 @@ def assert_same(displayed: dict[str, str], expected: dict[str, Any], label: str)
 def test_each_control_matches_the_cli(page: Any, base_url: str) -> None:
     page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
     page.wait_for_selector("#workbench[data-ready]")
-    s = {
-        "quant": "Q4_K_M",
-        "engine": "llama.cpp",
-        "kv_dtype": "fp16",
-        "context": 8192,
-        "batch": 1,
-        "gpus": 1,
-        "offload": 0.0,
-    }
+    s = dict(DEFAULT)
     assert_same(shown(page), cli(MODEL, HARDWARE, s), "initial")
     steps: list[tuple[str, str, Any]] = [
         ("#wb-context", "context", 32768),
@@ -144,15 +146,7 @@ def test_context_presets_and_slider(page: Any, base_url: str) -> None:
         cli(
             MODEL,
             HARDWARE,
-            {
-                "quant": "Q4_K_M",
-                "engine": "llama.cpp",
-                "kv_dtype": "fp16",
-                "context": 32768,
-                "batch": 1,
-                "gpus": 1,
-                "offload": 0.0,
-            },
+            {**DEFAULT, "context": 32768},
         )["kv_cache_bytes"]
     )
     assert "Gio" in page.inner_text("[data-field=total_bytes]")  # French units in the live display
@@ -163,19 +157,7 @@ def test_comparison_matches_the_cli(page: Any, base_url: str) -> None:
     page.wait_for_selector("#workbench[data-ready]")
     page.select_option("#wb-compare", "h100-sxm")
     page.wait_for_selector("#wb-compare-table:not([hidden])")
-    other = cli(
-        MODEL,
-        "h100-sxm",
-        {
-            "quant": "Q4_K_M",
-            "engine": "llama.cpp",
-            "kv_dtype": "fp16",
-            "context": 8192,
-            "batch": 1,
-            "gpus": 1,
-            "offload": 0.0,
-        },
-    )
+    other = cli(MODEL, "h100-sxm", DEFAULT)
     cells = {
         row.get_attribute("data-key"): row.query_selector_all("td")[1].get_attribute("data-value")
         for row in page.query_selector_all("#wb-compare-table tbody tr")
@@ -369,15 +351,7 @@ def test_the_result_stays_in_view_on_a_phone(browser: Any, base_url: str) -> Non
     keys = cli(
         MODEL,
         HARDWARE,
-        {
-            "quant": "Q4_K_M",
-            "engine": "llama.cpp",
-            "kv_dtype": "fp16",
-            "context": 32768,
-            "batch": 1,
-            "gpus": 1,
-            "offload": 0.0,
-        },
+        {**DEFAULT, "context": 32768},
     )
     from generator.site.i18n import NumberFormat
 
