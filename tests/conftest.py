@@ -63,3 +63,19 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         f"KV cache vs {len(kv)} {' and '.join(engines)} load logs: worst |error| "
         f"{worst_abs([k.error for k in kv]) or 0:.2%}"
     )
+
+
+@pytest.fixture(scope="session")
+def cases(catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The parity vectors (Python's outputs the browser's engine must reproduce), written once."""
+    import json
+
+    from generator.site.browser_data import parity_file
+
+    path = tmp_path_factory.mktemp("parity") / "cases.json"
+    data = parity_file(catalog, tuple(catalog.hardware))
+    assert len(data["cases"]) >= 300
+    kinds = {c["inputs"]["engine"] for c in data["cases"]}
+    assert kinds == {"llama.cpp", "ollama", "vllm", "sglang", "mlx"}
+    path.write_text(json.dumps(data))
+    return path
