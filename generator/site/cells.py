@@ -7,7 +7,7 @@ variables) and keeps the markup; the formatters are the template's own (render.e
 
 from __future__ import annotations
 
-import re
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +17,7 @@ from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import PairData
 from generator.site.quality import LABEL_TEXT, Quality
 from generator.site.render import environment
+from generator.sizing.estimate import fill
 
 # Format, quality label, engine, weights, total, decode, verdict badge, fewest devices.
 MatrixCells = tuple[str, str, str, str, str, Markup, Markup, str]
@@ -69,10 +70,12 @@ def context_cells(p: PairData, lang: str) -> list[ContextCells]:
     ]
 
 
+@functools.cache
 def describe_templates(lang: str) -> dict[str, str]:
     """The memory table's "what it is" sentences in ``lang`` with ``{name}`` slots: the build fills them
     here (:func:`memory_descriptions`) and the workbench (static/workbench.js) fills the same ones when
-    the scenario changes, so both write the same words."""
+    the scenario changes, so both write the same words. Cached per language (every pair page asks):
+    callers read it and never change it."""
     tr = translations(lang)
     slots = {k: "{" + k + "}" for k in ("params", "bpw", "ctx", "num", "kv", "engine", "fmt")}
 
@@ -119,11 +122,6 @@ def describe_templates(lang: str) -> dict[str, str]:
     }
 
 
-def _fill(template: str, values: Mapping[str, str]) -> str:
-    """``{name}`` slots filled as static/workbench.js fills them."""
-    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
-
-
 def memory_descriptions(p: PairData, lang: str) -> dict[str, str]:
     """What each row of the memory table holds, for the pair's own scenario."""
     e, m, sc = p.est, p.est.memory, p.est.scenario
@@ -140,16 +138,17 @@ def memory_descriptions(p: PairData, lang: str) -> dict[str, str]:
     embedding_on_host = sc.engine.keeps_embeddings_on_host and not e.weights.tied
     host = "host_both" if sc.offload and embedding_on_host else "host_layers" if sc.offload else "host_embedding"
     return {
-        "weights": _fill(t["weights_host" if m.weights_host_bytes else "weights"], values),
-        "kv": _fill(t["kv_one" if sc.batch == 1 else "kv_many"], values),
-        "runtime": _fill(t["runtime"], values),
-        "host": _fill(t[host], values),
+        "weights": fill(t["weights_host" if m.weights_host_bytes else "weights"], values),
+        "kv": fill(t["kv_one" if sc.batch == 1 else "kv_many"], values),
+        "runtime": fill(t["runtime"], values),
+        "host": fill(t[host], values),
     }
 
 
+@functools.cache
 def reason_templates(lang: str) -> dict[str, str]:
     """Why a scenario cannot run (the codes of sizing.estimate.REASONS) in ``lang`` with ``{slot}``s; the
-    workbench fills them with the values sizing.js scenarioProblem returns."""
+    workbench fills them with the values sizing.js scenarioProblem returns. Cached per language; read-only."""
     tr = translations(lang)
     slots = {k: "{" + k + "}" for k in ("engine", "fmt", "family", "formats", "hw", "kv", "engines", "model")}
     slots |= {k: "{" + k + "}" for k in ("n", "heads", "kv_heads")}

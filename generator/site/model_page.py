@@ -24,6 +24,7 @@ from generator.site.pair_page import FormatRow, PairData, context_steps, try_est
 from generator.site.quality import Quality, quality_of
 from generator.site.setups import SINGLE
 from generator.sizing.devices import device_view
+from generator.sizing.estimate import fit_and_decode
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
 from generator.sizing.memory import memory, tp_valid
 from generator.sizing.params import ParamCount, count_params, layer_kinds
@@ -169,17 +170,9 @@ def fix_for(catalog: Catalog, p: PairData) -> Fix | None:
         return None
     sc = est.scenario
     facts = facts_of(catalog)
-    smaller_kv = sorted(
-        (
-            k
-            for k in catalog.kv_dtypes.values()
-            if sc.engine.name in k.engines and k.bytes_per_element < sc.kv.bytes_per_element
-        ),
-        key=lambda k: -k.bytes_per_element,
-    )
-    for kv in smaller_kv:
-        e, _ = try_estimate(p.model, p.hardware, sc.with_(kv=kv), facts)
-        if e is not None and e.memory.verdict != "oom":
+    for kv in smaller_kv(catalog, sc.engine, sc.kv):
+        # Only the verdict is needed: fit_and_decode, not a whole estimate.
+        if fit_and_decode(p.model, p.hardware, sc.with_(kv=kv), facts)[0] != "oom":
             return Fix("kv", kv.name)
     lower = [
         r
