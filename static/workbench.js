@@ -40,7 +40,7 @@
  *   banner: string, short: string, headroom: string, usable: string, sim_prefill: string, sim_decode: string,
  *   sim_done: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "kv_one" |
  *   "kv_many" | "runtime" | "host_both" | "host_layers" | "host_embedding" | "static_one" | "static_many", string>
- *   host_row: string, reasons: Record<keyof typeof import("./sizing.js").REASONS, string> }} Messages #wb-i18n:
+ *   host_row: string, command_oom: string, reasons: Record<keyof typeof import("./sizing.js").REASONS, string> }} Messages #wb-i18n:
  *   templates
  *   with {names}
  * @typedef {{ quant: string, engine: string, kv_dtype: string, context: number, batch: number, gpus: number,
@@ -235,9 +235,33 @@ async function main(root, dataEl) {
       const built = chosen || view.launchCommand(data.model, data.artifacts, profile.memory_utilization, inputs);
       if (!built) continue;
       code.textContent = built[0];
-      const heading = code.closest("pre")?.previousElementSibling?.querySelector("[data-command-format]");
+      const pre = /** @type {HTMLPreElement} */ (code.closest("pre"));
+      const heading = pre.previousElementSibling?.querySelector("[data-command-format]");
       if (heading) heading.textContent = inputs.quant;
+      // Whether the block's format fits the scenario's devices (as commands.follow says at build time).
+      const fits = chosen ? keys.verdict !== "oom" : commandFits({ ...inputs, gpus: s.gpus });
+      let note = pre.nextElementSibling instanceof HTMLParagraphElement && "commandNote" in pre.nextElementSibling.dataset
+        ? pre.nextElementSibling : null;
+      if (fits) note?.remove();
+      else if (!note) {
+        note = document.createElement("p");
+        note.className = "note";
+        note.dataset.commandNote = "";
+        note.textContent = t.command_oom;
+        pre.after(note);
+      }
     }
+  }
+
+  /**
+   * Whether a command's format fits at its context, batch and device count (its engine's default KV).
+   * @param {CommandInputs} i
+   */
+  function commandFits(i) {
+    const profile = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === i.engine));
+    const sc = sizing.scenario(data, { ...i, kv_dtype: i.kv_dtype || profile.default_kv_dtype });
+    if (!sc.fmt || !sc.engine || !sc.kv || reason(data.hardware, /** @type {Scenario} */ (sc))) return false;
+    return sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), costFacts()).verdict !== "oom";
   }
 
   /**
@@ -283,6 +307,12 @@ async function main(root, dataEl) {
         }
         label.setAttribute("x", (x + w / 2).toFixed(1));
         label.textContent = bytes(sizes[/** @type {keyof typeof sizes} */ (cls)]);
+      }
+      // The labels in the macro's order: after the bars, by segment, before the usable-memory mark.
+      const mark = svg.querySelector("line.limit");
+      for (const [cls] of chart.segments) {
+        const label = svg.querySelector(`text.seg-label[data-seg=${cls}]`);
+        if (label) svg.insertBefore(label, mark);
       }
       const ux = chart.usable_x.toFixed(1);
       for (const line of svg.querySelectorAll("line.limit")) { line.setAttribute("x1", ux); line.setAttribute("x2", ux); }
@@ -379,7 +409,7 @@ async function main(root, dataEl) {
         amount.dataset.value = String(keys.offload_bytes);
       }
     }
-    if (row) row.hidden = !(keys.offload_bytes > 0);
+    if (row && !(keys.offload_bytes > 0)) row.remove();
   }
 
   /**
@@ -469,6 +499,16 @@ async function main(root, dataEl) {
     if (chosen) form.quant.value = chosen;
   }
 
+  function fixOffload() {
+    // Only engines that split by layer offload layers to system RAM: the slider is off (at 0) for the others.
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === form.engine.value));
+    const slider = /** @type {HTMLInputElement} */ (form.querySelector("[name=offload]"));
+    const off = eng.split !== "layer";
+    if (off) slider.value = "0";
+    slider.disabled = off;
+    slider.title = off ? interpolate(t.reasons.offload, { engine: eng.label }) : "";
+  }
+
   // Choices that cannot run here are disabled, with the reason as their title: engines that do not run
   // on this accelerator, formats that only such engines load.
   for (const opt of form.engine.options) {
@@ -492,13 +532,13 @@ async function main(root, dataEl) {
     if (name === "context_slider") form.context.value = String(steps[Number(/** @type {Control} */ (ev.target).value)]);
     if (name === "quant") fixEngine();
     if (name === "engine") fixFormat();
-    if (name === "quant" || name === "engine") fixKv();
+    if (name === "quant" || name === "engine") { fixKv(); fixOffload(); }
     update();
   });
   form.addEventListener("change", (ev) => {
     const name = /** @type {Control} */ (ev.target).name;
-    if (name === "quant") { fixEngine(); fixKv(); update(); }
-    if (name === "engine") { fixFormat(); fixKv(); update(); }
+    if (name === "quant") { fixEngine(); fixKv(); fixOffload(); update(); }
+    if (name === "engine") { fixFormat(); fixKv(); fixOffload(); update(); }
   });
   for (const b of /** @type {NodeListOf<WithData<"context">>} */ (root.querySelectorAll("button[data-context]"))) {
     b.addEventListener("click", () => { form.context.value = b.dataset.context; update(); });
@@ -573,6 +613,7 @@ async function main(root, dataEl) {
 
   fixEngine();
   fixKv();
+  fixOffload();
   update();
   root.dataset.ready = "1";
 }

@@ -56,12 +56,14 @@ class Scatter:
 
     points: tuple[tuple[float, float, str, str], ...]  # (x, y, kind, title)
     ticks: tuple[tuple[float, float, int], ...]  # (x, y, tok/s): the same decades on both axes
-    left: float = 60.0
-    right: float = 580.0
-    top: float = 20.0
-    bottom: float = 540.0
-    width: int = 600
-    height: int = 580
+    # A 360-unit square plot, drawn at most 30rem wide (site.css): 12-unit text is 11–16 CSS px from a
+    # 375 px phone to a desktop.
+    left: float = 56.0
+    right: float = 334.0
+    top: float = 14.0
+    bottom: float = 292.0
+    width: int = 360
+    height: int = 328
 
     @property
     def plot_width(self) -> float:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, HardwareKind, Model
-from generator.sizing.estimate import Estimate
-from generator.sizing.scenario import DEFAULT_FORMAT
+from generator.sizing.estimate import Estimate, ScenarioError, estimate
+from generator.sizing.scenario import DEFAULT_FORMAT, Facts, Scenario
 
 if TYPE_CHECKING:
     from generator.site.pair_page import FormatRow
@@ -155,3 +155,48 @@ def commands(
             text, repo = built
             out.append(Command(engine, row.fmt.name, text, repo, row.est.memory.verdict != "oom", inputs))
     return tuple(out)
+
+
+def follow(
+    own: Sequence[Command], model: Model, hw: Hardware, est: Estimate, facts: Facts, catalog: Catalog
+) -> tuple[Command, ...]:
+    """The commands as the workbench shows them for ``est``'s scenario (``static/workbench.js`` does the
+    same): the block of the scenario's engine runs the whole scenario where a published checkpoint
+    serves it; every other block keeps its format and devices and follows context and batch. Each says
+    whether its format fits on the scenario's devices. At the page's own scenario this returns ``own`` unchanged."""
+    sc = est.scenario
+    scenario = CommandInputs(
+        sc.engine.name, sc.fmt.name, sc.context, sc.batch, command_gpus(est, sc.gpus), sc.kv.name, sc.offload
+    )
+    out = []
+    for c in own:
+        utilization = catalog.engine(c.engine).memory_utilization
+        chosen = launch_command(model, utilization, scenario) if c.engine == sc.engine.name else None
+        if chosen is not None:
+            out.append(Command(c.engine, sc.fmt.name, chosen[0], chosen[1], est.memory.verdict != "oom", scenario))
+            continue
+        inputs = dataclasses.replace(c.inputs, context=sc.context, batch=sc.batch)
+        built = launch_command(model, utilization, inputs)
+        if built is None:
+            continue
+        fits = command_fits(model, hw, dataclasses.replace(inputs, gpus=sc.gpus), facts, catalog)
+        out.append(Command(c.engine, c.fmt, built[0], built[1], fits, inputs))
+    return tuple(out)
+
+
+def command_fits(model: Model, hw: Hardware, i: CommandInputs, facts: Facts, catalog: Catalog) -> bool:
+    """Whether a command's format fits on its device count at its context and batch (default KV for its engine)."""
+    engine = catalog.engine(i.engine)
+    sc = Scenario(
+        fmt=catalog.format(i.quant),
+        kv=catalog.kv_dtype(i.kv_dtype or engine.default_kv_dtype),
+        engine=engine,
+        context=i.context,
+        batch=i.batch,
+        gpus=i.gpus,
+        offload=i.offload,
+    )
+    try:
+        return estimate(model, hw, sc, facts).memory.verdict != "oom"
+    except ScenarioError:
+        return False

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from generator.content.catalog import Catalog
 from generator.content.schema import CloudOffer, EngineProfile, Hardware, Model, QuantFormat
 from generator.site.charts import MemoryChart, memory_bars
-from generator.site.commands import Command, commands
+from generator.site.commands import Command, commands, follow
 from generator.sizing.estimate import Estimate, ScenarioError, estimate
 from generator.sizing.memory import memory
 from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario, default_scenario, facts_of
@@ -118,21 +118,28 @@ def context_rows(
     return tuple(rows), kv16.name, kv8.name
 
 
-def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
-    """All numbers of one model × hardware page."""
+def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None = None) -> PairData:
+    """All numbers of one model × hardware page, for its default scenario or for ``sc`` (what the page's
+    workbench shows for that scenario: the browser test renders it to compare)."""
     facts = facts_of(catalog)
-    sc = default_scenario(catalog, gpus=hw.chips)
+    own = default_scenario(catalog, gpus=hw.chips)
+    sc = sc or own
     est = estimate(model, hw, sc, facts)
     matrix = quant_matrix(catalog, model, hw, sc.context)
+    # The page's command blocks are chosen at its own scenario; another scenario rewrites them as the
+    # workbench does.
+    own_matrix = matrix if sc == own else quant_matrix(catalog, model, hw, own.context)
+    blocks = commands(catalog, model, hw, own_matrix, own.context)
     contexts, kv16, kv8 = context_rows(catalog, model, hw, est)
-    kv8_est = estimate(model, hw, sc.with_(kv=catalog.kv_dtype("q8_0")), facts)
+    kv8_est = estimate(model, hw, sc.with_(kv=catalog.kv_dtype(kv8)), facts)
     cheaper = [
         r
         for r in matrix
         if r.est and r.engine.name == sc.engine.name and r.fmt.bits_per_weight < sc.fmt.bits_per_weight
     ]
     smaller = max(cheaper, key=lambda r: r.fmt.bits_per_weight, default=None)
-    per_gpu = est.memory.usable_per_gpu_bytes
+    # Fine-tuning does not run on the inference engine: its devices are counted at the page's own scenario.
+    per_gpu = (est if sc == own else estimate(model, hw, own, facts)).memory.usable_per_gpu_bytes
     ft = tuple(math.ceil(t.total_bytes / per_gpu) for t in est.finetune)
     return PairData(
         model=model,
@@ -142,7 +149,7 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware) -> PairData:
         contexts=contexts,
         kv16=kv16,
         kv8=kv8,
-        commands=commands(catalog, model, hw, matrix, sc.context),
+        commands=blocks if sc == own else follow(blocks, model, hw, est, facts, catalog),
         kv8_saving_bytes=est.memory.total_bytes - kv8_est.memory.total_bytes,
         smaller=smaller,
         smaller_saving_bytes=est.memory.weights_bytes - smaller.est.memory.weights_bytes

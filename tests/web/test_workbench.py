@@ -81,49 +81,6 @@ def assert_same(displayed: dict[str, str], expected: dict[str, Any], label: str)
             assert float(raw) == pytest.approx(want, rel=1e-9), (label, key, raw, want)
 
 
-def test_each_control_matches_the_cli(page: Any, base_url: str) -> None:
-    page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/")
-    page.wait_for_selector("#workbench[data-ready]")
-    s = dict(DEFAULT)
-    assert_same(shown(page), cli(MODEL, HARDWARE, s), "initial")
-    steps: list[tuple[str, str, Any]] = [
-        ("#wb-context", "context", 32768),
-        ("#wb-quant", "quant", "Q8_0"),
-        ("#wb-kv", "kv_dtype", "q8_0"),
-        ("#wb-gpus", "gpus", 2),
-        ("#wb-batch", "batch", 4),
-        ("#wb-offload", "offload", 0.25),
-        ("#wb-engine", "engine", "ollama"),
-        ("#wb-quant", "quant", "AWQ"),  # a safetensors format switches the engine to vLLM
-    ]
-    for selector, name, value in steps:
-        if page.eval_on_selector(selector, "el => el.tagName") == "SELECT":
-            page.select_option(selector, str(value))
-        else:
-            page.fill(selector, str(value))
-            page.dispatch_event(selector, "input")
-        s[name] = value
-        if name == "quant" and value == "AWQ":
-            s.update(engine="vllm", kv_dtype="bf16", offload=0.0)
-            page.fill("#wb-offload", "0")
-            page.dispatch_event("#wb-offload", "input")
-        if name == "engine" and value == "ollama":
-            s["kv_dtype"] = "q8_0"
-        assert page.inner_text("#wb-error") == "", (name, page.inner_text("#wb-error"))
-        assert_same(shown(page), cli(MODEL, HARDWARE, s), f"after {name}={value}")
-    # The vLLM block follows the scenario where a checkpoint exists, else keeps its own format; either
-    # way the heading names the format of the command under it, and context and batch follow.
-    command = page.inner_text("[data-command=vllm]")
-    heading = page.inner_text("[data-command=vllm] >> xpath=../preceding-sibling::h3[1]")
-    assert command.startswith("vllm serve ") and "--max-model-len 32768" in command and "--max-num-seqs 4" in command
-    if heading.endswith("AWQ"):
-        keys = cli(MODEL, HARDWARE, s)
-        devices = s["gpus"] if keys["verdict"] != "oom" else keys["min_gpus"]
-        assert f"--tensor-parallel-size {devices}" in command, command
-    else:
-        assert not heading.endswith("Q4_K_M") and "AWQ" not in command
-
-
 def test_commands_on_load_are_the_static_ones(page: Any, base_url: str) -> None:
     """The browser rebuilds every command block from its own inputs: the text must not change."""
     for model, hardware in ((MODEL, HARDWARE), ("llama-3-1-8b-instruct", "rtx-4090"), ("deepseek-v3", "h100-sxm")):

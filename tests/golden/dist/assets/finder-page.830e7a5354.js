@@ -128,7 +128,7 @@ async function main(root, pageEl) {
         svg("text", { class: "tick", x: x0, dx: -5, y, dy: 4, "text-anchor": "end" }, fmt.num(tick.value, chart.y_digits)));
     }
     root.append(svg("text", { class: "axis", x: x1, y: g.height, dy: -3, "text-anchor": "end" }, q.mode === "rent" ? t.x_rent : t.x_buy),
-      svg("text", { class: "axis", x: 0, y: 0, dy: 12, "text-anchor": "start" }, t.y),
+      svg("text", { class: "axis", x: 0, y: 0, dy: 14, "text-anchor": "start" }, t.y),
       svg("polyline", { class: "frontier", points: chart.path }));
     for (const p of chart.points) {
       const dot = svg("circle", { class: p.frontier ? "on" : "off", cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: p.frontier ? 4 : 3 });
