@@ -156,3 +156,23 @@ def test_estimate_defaults_to_one_card_of_a_multi_chip_entry(capsys: pytest.Capt
     one = run_json(capsys, "estimate", "llama-3-1-8b-instruct", "mi250x", "--gpus", "1", "--json")
     assert one["usable_per_gpu_bytes"] == keys["usable_per_gpu_bytes"]
     assert one["usable_bytes"] * 2 == pytest.approx(keys["usable_bytes"], abs=2)  # type: ignore[operator]
+
+
+def test_new_model_reads_qwen3_5_hybrid_moe_without_hand_edits() -> None:
+    """Qwen3.5-397B-A17B's config (the Hub layout; shapes as p-doom/omegalax's registry copies them): the
+    scaffold reads the gated-attention flag, the per-head q/k norms and gated shared expert of the
+    qwen3_5 types, the multi-token-prediction layer, and writes the layer schedule as its repeating unit.
+    The text model then counts 396,346,350,336 parameters, the figure a checkpoint audit reports for
+    the weights without the vision tower and the MTP layer."""
+    import json
+
+    from generator.content.hfconfig import model_from_config
+    from generator.sizing.params import count_params
+
+    cfg = json.loads((FIXTURES / "qwen3.5-397b-a17b-config.json").read_text())
+    model = model_from_config(cfg, name="Qwen3.5-397B-A17B", source="https://huggingface.co/Qwen/Qwen3.5-397B-A17B")
+    arch = model.architecture
+    assert (arch.model_type, arch.qk_norm, arch.attention_output_gate) == ("qwen3_5_moe_text", True, True)
+    assert model.attention is not None and model.attention.layer_pattern == "lllf"
+    assert model.moe is not None and model.moe.shared_expert_gate and model.moe.extra_layers_not_loaded == 1
+    assert count_params(model).total == 396_346_350_336

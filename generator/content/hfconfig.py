@@ -22,10 +22,13 @@ MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 # Model types whose q/k/v projections carry biases even though config.json does not say so.
 _QKV_BIAS_TYPES = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
-_QK_NORM_TYPES = {"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "olmo2", "olmoe"}
+# Qwen3.5 (and its 3.6 / 3.8 successors) keeps Qwen3-Next's per-head q/k norms and gated shared expert.
+_QWEN3_5_TYPES = {"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
+_QK_NORM_TYPES = {"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "olmo2", "olmoe", *_QWEN3_5_TYPES}
+_SHARED_EXPERT_GATE_TYPES = {"qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"}
 _FOUR_NORM_TYPES = {"gemma2", "gemma3", "gemma3_text", "olmo2"}
 # Types where experts use `intermediate_size` (there is no separate moe_intermediate_size).
-_EXPERTS_USE_INTERMEDIATE = {"mixtral", "gpt_oss", "phimoe", "jamba", "llama4_text", "llama4"}
+_EXPERTS_USE_INTERMEDIATE = {"mixtral", "gpt_oss", "phimoe", "jamba", "llama4_text", "llama4", "minimax_m2"}
 
 # Suffixes of transformers class names in `architectures`, longest first.
 _CLASS_SUFFIXES = ("ForConditionalGeneration", "ForCausalLM", "LMHeadModel", "Model")
@@ -206,6 +209,14 @@ def _letter(layer_type: str) -> str:
     return "f"
 
 
+def _period(letters: str) -> str:
+    """The shortest unit that repeats to ``letters`` (``lllflllf`` -> ``lllf``): the pattern's own form."""
+    for n in range(1, len(letters)):
+        if all(letters[i] == letters[i % n] for i in range(len(letters))):
+            return letters[:n]
+    return letters
+
+
 def _pattern(text: _Keys, layers: int) -> tuple[str, int | None]:
     """Layer pattern letters (at most ``layers``) and the sliding window, from layer_types / patterns / intervals.
 
@@ -213,7 +224,7 @@ def _pattern(text: _Keys, layers: int) -> tuple[str, int | None]:
     """
     types = text.strings("layer_types")
     if types:
-        letters = "".join(_letter(t) for t in types[:layers])
+        letters = _period("".join(_letter(t) for t in types[:layers]))
         window = text.integer("sliding_window", to="attention.sliding_window") if "s" in letters else None
         return letters, window
     interval = text.integer("full_attention_interval", default=0, minimum=0)
@@ -278,6 +289,7 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
     if tie is None:
         tie = top.flag("tie_word_embeddings")
     attention_bias = text.flag("attention_bias", "qkv_bias")
+    output_gate = text.flag("attn_output_gate")
     mlp_bias = text.flag("mlp_bias")
     # Checked before anything scales with the layer count: the schema bounds it.
     arch = _validated(
@@ -303,7 +315,7 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
             "attention_bias": model_type in _QKV_BIAS_TYPES if attention_bias is None else attention_bias,
             "attention_output_bias": model_type == "gpt_oss",
             "qk_norm": model_type in _QK_NORM_TYPES,
-            "attention_output_gate": model_type == "qwen3_next",
+            "attention_output_gate": model_type == "qwen3_next" if output_gate is None else output_gate,
             "attention_sinks": model_type == "gpt_oss",
             "norms_per_layer": 4 if model_type in _FOUR_NORM_TYPES else 2,
             "mlp_bias": model_type == "gpt_oss" if mlp_bias is None else mlp_bias,
@@ -375,9 +387,13 @@ def _moe(text: _Keys, model_type: str, inter: int) -> dict[str, Any] | None:
             "interleave_moe_layer_step", "moe_layer_interval", default=1, to="moe.layer_interval"
         ),
         "router_bias": model_type == "gpt_oss",
-        "shared_expert_gate": model_type in ("qwen2_moe", "qwen3_next"),
+        "shared_expert_gate": model_type in _SHARED_EXPERT_GATE_TYPES,
         "extra_layers_not_loaded": text.integer(
-            "num_nextn_predict_layers", default=0, minimum=0, to="moe.extra_layers_not_loaded"
+            "num_nextn_predict_layers",
+            "mtp_num_hidden_layers",
+            default=0,
+            minimum=0,
+            to="moe.extra_layers_not_loaded",
         ),
     }
 
