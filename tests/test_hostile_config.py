@@ -330,7 +330,8 @@ def test_config_reads_as_the_catalog_model(tmp_path: Path, catalog: Catalog, see
 
 def test_shapes_reach_every_reader(tmp_path: Path) -> None:
     gpt_oss = load_config(write(tmp_path, GPT_OSS_LIKE))
-    assert gpt_oss.attention.layer_pattern == "sf" * 12 and gpt_oss.attention.sliding_window == 128
+    # layer_types lists 24 alternating layers: the pattern is their repeating unit.
+    assert gpt_oss.attention.layer_pattern == "sf" and gpt_oss.attention.sliding_window == 128
     qwen3_next = load_config(write(tmp_path, QWEN3_NEXT_LIKE))
     assert qwen3_next.architecture.model_type == "qwen3_next" and qwen3_next.attention.layer_pattern == "lllf"
     assert qwen3_next.attention.linear is not None and qwen3_next.attention.linear.num_value_heads == 32

@@ -24,6 +24,7 @@ from generator.content.schema import (
     QualityMeasurement,
     QuantFormat,
     Throughput,
+    Wanted,
 )
 
 # A price older than this is flagged on the pages and warned about by check-content.
@@ -71,6 +72,8 @@ class Catalog:
     pages: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
     quality: tuple[QualityMeasurement, ...] = ()
     quality_labels: tuple[QualityLabel, ...] = ()
+    # What people ask for that the catalog lacks (content/wanted.yaml).
+    wanted: tuple[Wanted, ...] = ()
 
     @classmethod
     def create(
@@ -92,6 +95,7 @@ class Catalog:
         pages: Mapping[str, Mapping[str, str]] | None = None,
         quality: Iterable[QualityMeasurement] = (),
         quality_labels: Iterable[QualityLabel] = (),
+        wanted: Iterable[Wanted] = (),
     ) -> Catalog:
         """Build a catalog with a deterministic order (slugs sorted; formats as listed)."""
         return cls(
@@ -111,6 +115,7 @@ class Catalog:
             pages={lang: dict(sorted(p.items())) for lang, p in sorted((pages or {}).items())},
             quality=tuple(quality),
             quality_labels=tuple(quality_labels),
+            wanted=tuple(sorted(wanted, key=lambda w: (w.kind, w.name.lower()))),
         )
 
     @functools.cached_property

@@ -36,6 +36,7 @@ from generator.content.schema import (
     QuantFormat,
     Source,
     Throughput,
+    Wanted,
 )
 
 Loc = tuple[str | int, ...]
@@ -96,6 +97,13 @@ class QualityFile(Frozen):
 
     labels: tuple[QualityLabel, ...]
     measurements: tuple[QualityMeasurement, ...] = ()
+    sources: tuple[Source, ...] = ()
+
+
+class WantedFile(Frozen):
+    """wanted.yaml: models and accelerators people ask for that the catalog does not have yet, and why."""
+
+    wanted: tuple[Wanted, ...]
     sources: tuple[Source, ...] = ()
 
 
@@ -535,6 +543,21 @@ def _check_calibration(calibration_p: Parsed[Calibration], engines: Collection[s
             _check_ref(calibration_p, (field, i, "engine"), engine, engines, "engine", problems)
 
 
+def _check_wanted(
+    wanted: Parsed[WantedFile], models: Mapping[str, Model], hardware: Mapping[str, Hardware], problems: list[Problem]
+) -> None:
+    """A wanted entry that the catalog now has is stale: it must leave wanted.yaml."""
+    have = {
+        "model": {k for m in models.values() for k in (m.name.lower(), m.slug, m.hf_id.lower())},
+        "hardware": {k for h in hardware.values() for k in (h.name.lower(), h.slug)},
+    }
+    for i, w in enumerate(wanted.value.wanted):
+        if w.name.lower() in have[w.kind]:
+            loc: Loc = ("wanted", i, "name")
+            message = f"{w.name} is in the catalog now: remove it from wanted.yaml"
+            problems.append(Problem(wanted.file, wanted.line(loc), field_name(loc), message))
+
+
 def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     """Load and cross-check the whole catalog under ``root`` (the content/ folder)."""
     problems: list[Problem] = []
@@ -563,6 +586,9 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     api_p = _one(root, "prices/api.yaml", ApiFile, problems, required=False)
     measurement_files = _measurement_files(root, problems)
     quality_p = _one(root, "quality.yaml", QualityFile, problems, required=False)
+    wanted_p = _one(root, "wanted.yaml", WantedFile, problems, required=False)
+    if wanted_p:
+        _check_wanted(wanted_p, models, hardware, problems)
 
     formats, kv_dtypes = _formats(formats_p, problems)
     engines = {e.name: e for e in engines_p.value.engines} if engines_p else {}
@@ -597,4 +623,5 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         pages=pages,
         quality=quality_p.value.measurements if quality_p else (),
         quality_labels=quality_p.value.labels if quality_p else (),
+        wanted=wanted_p.value.wanted if wanted_p else (),
     )

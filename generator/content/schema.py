@@ -705,3 +705,16 @@ class QualityLabel(Frozen):
 
     name: QualityLabelName
     max_loss: Annotated[float, Field(ge=0)] | None = None  # None: no bound (the last label)
+
+
+class Wanted(Frozen):
+    """A model or accelerator people ask for that the catalog does not have, and what keeps it out:
+    ``needs_engine`` (its config is known but the engine cannot yet count it exactly),
+    ``not_sourceable`` (no primary source gives the facts) or ``not_released`` (no such product or open
+    weights). ``missing`` says exactly what is lacking; ``sources`` are what was read."""
+
+    name: Name
+    kind: Literal["model", "hardware"]
+    status: Literal["needs_engine", "not_sourceable", "not_released"]
+    missing: Annotated[str, Field(min_length=10, max_length=2000)]
+    sources: tuple[Source, ...] = ()

@@ -171,11 +171,14 @@ def _models(_route: Route, g: SiteGroup) -> dict[str, Any]:
     for m in g.catalog.models.values():
         params = count_params(m)
         rows.append({"model": m, "params": params, "weights_bytes": weight_bytes(params, fmt).total})
-    return {"rows": rows}
+    return {"rows": rows, "wanted": [w for w in g.catalog.wanted if w.kind == "model"]}
 
 
 def _hardware_index(_route: Route, g: SiteGroup) -> dict[str, Any]:
-    return {"hardware": list(g.catalog.hardware.values())}
+    return {
+        "hardware": list(g.catalog.hardware.values()),
+        "wanted": [w for w in g.catalog.wanted if w.kind == "hardware"],
+    }
 
 
 def _methodology(route: Route, g: SiteGroup) -> dict[str, Any]:

@@ -49,6 +49,7 @@ SECTIONS = """(root) => {
 STEPS: list[tuple[str, str, Any, dict[str, Any]]] = [
     ("#wb-context", "context", 32768, {}),
     ("button[data-context='16384']", "context", 16384, {}),
+    ("#wb-context-slider", "context", 4096, {}),  # the slider's first step
     ("#wb-quant", "quant", "Q8_0", {}),
     ("#wb-kv", "kv_dtype", "q8_0", {}),
     ("#wb-batch", "batch", 4, {}),
@@ -100,6 +101,11 @@ def render(catalog: Catalog) -> Iterator[Any]:
 def set_control(page: Any, selector: str, value: Any) -> None:
     if selector.startswith("button"):
         page.click(selector)
+    elif selector == "#wb-context-slider":  # a range input: moved to its first step, as a drag would
+        page.eval_on_selector(
+            selector, "el => { el.value = el.min; el.dispatchEvent(new Event('input', {bubbles: true})); }"
+        )
+        assert page.input_value("#wb-context") == str(value)
     elif page.eval_on_selector(selector, "el => el.tagName") == "SELECT":
         page.select_option(selector, str(value))
     else:
@@ -123,8 +129,7 @@ def test_every_section_follows_every_control(browser: Any, base_url: str, render
     live_page.goto(f"{base_url}/{lang}/models/{MODEL}/rtx-4090/")
     live_page.wait_for_selector("#workbench[data-ready]")
     s = dict(DEFAULT)
-    steps = STEPS if lang == "en" else STEPS[::3]
-    for selector, name, value, implied in [("", "", None, {}), *steps]:
+    for selector, name, value, implied in [("", "", None, {}), *STEPS]:
         if selector:
             set_control(live_page, selector, value)
             s[name] = value
