@@ -76,6 +76,7 @@ def build_scenario(catalog: Catalog, hw: Hardware, args: argparse.Namespace) -> 
             batch=args.batch,
             gpus=hw.chips if args.gpus is None else args.gpus,
             offload=args.offload,
+            vision=args.vision,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -403,6 +404,11 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--engine", default=None, help="llama.cpp, vllm, ollama, mlx or sglang (default: by format)")
     e.add_argument("--gpus", type=int, default=None, help="devices the engine sees (default: one card, i.e. its chips)")
     e.add_argument("--offload", type=float, default=0.0, help="fraction of layers in system RAM (llama.cpp)")
+    e.add_argument(
+        "--vision",
+        action="store_true",
+        help="load a multimodal model's vision encoder where the engine makes it optional (llama.cpp's mmproj)",
+    )
     e.add_argument("--json", action="store_true", help="print the estimate keys as JSON")
     e.set_defaults(func=cmd_estimate)
 

@@ -30,7 +30,9 @@
  *   extra_layers_not_loaded: number }} MoE
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
  *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
- *   params_active_kind: string | null, architecture: Architecture, attention: Attention, moe: MoE | null }} Model
+ *   params_active_kind: string | null, architecture: Architecture, attention: Attention, moe: MoE | null,
+ *   vision: VisionEncoder | null }} Model
+ * @typedef {{ params: number, mmproj_bytes: number | null }} VisionEncoder encoder and projector of a multimodal model
  * @typedef {{ usd: number, date: string, kind: string }} Price the price of a new unit (Hardware.price in schema.py)
  * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, release_date: string,
  *   memory_type: string | null, bandwidth_gbps: number, tflops_bf16: number | null, tflops_fp16: number | null,
@@ -51,7 +53,7 @@
  *   compute_buffer: "logits_ubatch" | "activation_profile" | "none", activation_bytes_dense: number,
  *   activation_bytes_moe: number, state_conv_bytes: number, state_ssm_bytes: number, split: Split,
  *   tensor_parallel_efficiency: number, allreduce_latency_s: number,
- *   keeps_embeddings_on_host: boolean }} EngineProfile
+ *   keeps_embeddings_on_host: boolean, vision: "optional" | "always" | "never" }} EngineProfile
  * @typedef {{ verdict_tight_fraction: number, default_context: number, ttft_prompt_tokens: number,
  *   host_ram_bandwidth_gbps: number, electricity_usd_per_kwh: number, electricity_date: string,
  *   hours_per_day: number, days_per_month: number, finetune_seq_len: number, finetune_batch: number,
@@ -71,9 +73,9 @@
  * @typedef {{ assumptions: Assumptions, calibration: Calibration, ranges: Ranges, offers: CloudOffer[],
  *   api_prices: ApiPrice[] }} Facts
  * @typedef {{ fmt: QuantFormat, engine: EngineProfile, kv: KVDtype, context: number, batch: number,
- *   gpus: number, offload: number }} Scenario
+ *   gpus: number, offload: number, vision: boolean }} Scenario
  * @typedef {{ quant: string, engine?: string, kv_dtype?: string, context: number, batch?: number, gpus?: number,
- *   offload?: number }} ScenarioNames the names and numbers of `estimate`'s command line
+ *   offload?: number, vision?: boolean }} ScenarioNames the names and numbers of `estimate`'s command line
  * @typedef {{ embedding: number, output: number, attention: number, dense_ffn: number, shared_experts: number,
  *   experts: number, experts_active: number, small: number, total: number, active: number, body: number }} Params
  * @typedef {{ embedding: number, output: number, body: number, experts: number, experts_active: number,
@@ -459,6 +461,30 @@ export function verdictFor(perGpu, usablePerGpu, tightFraction) {
 }
 
 /**
+ * Bytes of a multimodal model's vision encoder and projector in 16-bit as the engine would load them: the F16
+ * mmproj file for GGUF engines where its size is known, else 2 bytes per parameter; 0 for a text model.
+ * @param {Model} model
+ * @param {EngineProfile} engine
+ */
+export function visionSize(model, engine) {
+  const v = model.vision;
+  if (!v) return 0;
+  if (v.mmproj_bytes != null && engine.formats.includes("gguf")) return v.mmproj_bytes;
+  return 2 * v.params;
+}
+
+/**
+ * The vision encoder's bytes when the scenario's engine loads it (always, on request, or never).
+ * @param {Model} model
+ * @param {Scenario} sc
+ */
+export function visionBytes(model, sc) {
+  const mode = sc.engine.vision;
+  if (mode === "never" || (mode === "optional" && !sc.vision)) return 0;
+  return visionSize(model, sc.engine);
+}
+
+/**
  * @param {Model} model
  * @param {Weights} weights
  * @param {Hardware} hw
@@ -476,7 +502,10 @@ export function memory(model, weights, hw, sc, tightFraction, context, seqs) {
   const layered = weights.body + weights.experts + weights.small;
   let hostWeights = pyRound(layered * sc.offload);
   if (engine.keeps_embeddings_on_host && !weights.tied) hostWeights += weights.embedding;
-  const deviceWeights = weights.total - hostWeights;
+  const textWeights = weights.total - hostWeights;
+  // Whole on the first device under layer split (llama.cpp's mmproj), sharded under tensor parallelism.
+  const vision = visionBytes(model, sc);
+  const visionPerGpu = engine.split === "tensor" ? Math.ceil(vision / g) : vision;
   const kvHost = pyRound(kv.total * sc.offload);
   const kvDevice = kv.total - kvHost;
   let kvPerGpu;
@@ -487,11 +516,12 @@ export function memory(model, weights, hw, sc, tightFraction, context, seqs) {
     kvPerGpu = Math.ceil(kvDevice / g);
   }
   const runtime = runtimeBytesPerGpu(model, engine, g, nSeq);
-  const perGpu = Math.ceil(deviceWeights / g) + kvPerGpu + runtime;
+  const perGpu = Math.ceil(textWeights / g) + visionPerGpu + kvPerGpu + runtime;
   const usable = usableBytesPerGpu(hw, engine);
-  const total = deviceWeights + kvPerGpu * g + runtime * g;
+  const total = textWeights + vision + kvPerGpu * g + runtime * g;
   return {
-    weights_bytes: deviceWeights, weights_host_bytes: hostWeights, kv, kv_cache_bytes: kvPerGpu * g,
+    weights_bytes: textWeights + vision, vision_bytes: vision, weights_host_bytes: hostWeights, kv,
+    kv_cache_bytes: kvPerGpu * g,
     kv_host_bytes: kvHost, overhead_bytes: runtime * g, total_bytes: total, per_gpu_bytes: perGpu,
     usable_bytes: usable * g, usable_per_gpu_bytes: usable, verdict: verdictFor(perGpu, usable, tightFraction),
     headroom_bytes: usable * g - total, offload_bytes: hostWeights + kvHost, utilization: total / (usable * g),
@@ -893,6 +923,7 @@ export const REASONS = {
   kv: "{engine} has no {kv} KV cache (supported by {engines})",
   moe_only: "{fmt} quantizes MoE experts; {model} is a dense model",
   offload: "{engine} does not offload layers to system RAM in this estimate",
+  vision: "{engine} loads only the text model of {model}, not its vision encoder",
   split: "{engine} cannot split {model} over {n} devices ({heads} attention heads, {kv_heads} KV heads)",
 };
 
@@ -921,6 +952,7 @@ export function scenarioProblem(model, hw, sc) {
   if (!sc.kv.engines.includes(e.name)) return ["kv", { engine: e.label, kv: sc.kv.name, engines: sc.kv.engines.join(", ") }];
   if (sc.fmt.moe_only && !model.moe) return ["moe_only", { fmt: sc.fmt.name, model: model.name }];
   if (sc.offload && e.split !== "layer") return ["offload", { engine: e.label }];
+  if (sc.vision && model.vision && e.vision === "never") return ["vision", { engine: e.label, model: model.name }];
   if (!tpValid(model, e, sc.gpus)) {
     const a = model.architecture;
     return ["split", { engine: e.label, model: model.name, n: String(sc.gpus), heads: String(a.num_attention_heads),
@@ -983,9 +1015,9 @@ export function estimate(model, card, sc, facts) {
   const c = cost(hw, model.slug, sc.gpus, s.decode_tok_s_aggregate, facts.offers, facts.api_prices, as, card.chips);
   return {
     model: model.slug, hardware: hw.slug, quant: sc.fmt.name, engine: sc.engine.name, kv_dtype: sc.kv.name,
-    context: sc.context, batch: sc.batch, gpus: sc.gpus, offload: sc.offload,
+    context: sc.context, batch: sc.batch, gpus: sc.gpus, offload: sc.offload, vision: sc.vision,
     params_total: p.total, params_active: p.active,
-    weights_bytes: m.weights_bytes, kv_cache_bytes: m.kv_cache_bytes, overhead_bytes: m.overhead_bytes,
+    weights_bytes: m.weights_bytes, vision_bytes: m.vision_bytes, kv_cache_bytes: m.kv_cache_bytes, overhead_bytes: m.overhead_bytes,
     total_bytes: m.total_bytes, usable_bytes: m.usable_bytes, headroom_bytes: m.headroom_bytes,
     offload_bytes: m.offload_bytes, per_gpu_bytes: m.per_gpu_bytes, usable_per_gpu_bytes: m.usable_per_gpu_bytes,
     verdict: m.verdict, utilization: m.utilization, effective_bpw: w.effective_bpw,
@@ -1005,10 +1037,11 @@ export function estimate(model, card, sc, facts) {
  *   family_engine: Record<FormatFamily, EngineName> }} data family_engine: shared data (scenario.py's table)
  * @param {ScenarioNames} names
  */
-export function scenario(data, { quant, engine, kv_dtype: kvName, context, batch = 1, gpus = 1, offload = 0 }) {
+export function scenario(data, { quant, engine, kv_dtype: kvName, context, batch = 1, gpus = 1, offload = 0,
+  vision = false }) {
   const fmt = data.formats.find((f) => f.name === quant);
   const familyEngine = fmt ? data.family_engine[fmt.family] : undefined;
   const eng = data.engines.find((e) => e.name === (engine || familyEngine));
   const kv = data.kv_cache.find((k) => k.name === (kvName || eng?.default_kv_dtype));
-  return { fmt, engine: eng, kv, context, batch, gpus, offload };
+  return { fmt, engine: eng, kv, context, batch, gpus, offload, vision };
 }

@@ -22,7 +22,7 @@
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {import("./display.js").CommandInputs} CommandInputs
  * @typedef {import("./display.js").ChartGeometry} ChartGeometry
- * @typedef {{ hardware: string, scenario: Choice, model_url: string, ui_url: string }} PageData #wb-data:
+ * @typedef {{ hardware: string, scenario: Choice, model_url: string, ui_url: string, vision_warning?: string }} PageData #wb-data:
  *   this page's own
  * @typedef {{ sizing_url: string, display_url: string, shared_url: string, finder_data_url: string }} AssetUrls
  *   #wb-assets in the controls' file
@@ -38,13 +38,14 @@
  *   sizing-data.json
  * @typedef {{ tok_s: string, seconds: string, tokens: string, comfortable: string, tight: string, oom: string,
  *   banner: string, short: string, headroom: string, usable: string, sim_prefill: string, sim_decode: string,
- *   sim_done: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "kv_one" |
+ *   sim_done: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "weights_vision" | "weights_text" |
+ *   "weights_host_vision" | "weights_host_text" | "kv_one" |
  *   "kv_many" | "runtime" | "host_both" | "host_layers" | "host_embedding" | "static_one" | "static_many", string>
- *   host_row: string, command_oom: string, reasons: Record<keyof typeof import("./sizing.js").REASONS, string> }} Messages #wb-i18n:
+ *   host_row: string, command_oom: string, vision_always: string, reasons: Record<keyof typeof import("./sizing.js").REASONS, string> }} Messages #wb-i18n:
  *   templates
  *   with {names}
  * @typedef {{ quant: string, engine: string, kv_dtype: string, context: number, batch: number, gpus: number,
- *   offload: number }} Choice the form's scenario
+ *   offload: number, vision: boolean }} Choice the form's scenario
  * @typedef {HTMLFormElement & { quant: HTMLSelectElement, engine: HTMLSelectElement,
  *   kv_dtype: HTMLSelectElement, context: HTMLInputElement }} Form
  * @typedef {HTMLInputElement | HTMLSelectElement} Control
@@ -57,7 +58,7 @@
 const root = document.getElementById("workbench");
 const dataEl = document.getElementById("wb-data");
 // The scenario's keys in the URL: the form's names (the CLI's words), and the compared accelerator.
-const SCENARIO_KEYS = ["quant", "engine", "kv_dtype", "context", "batch", "gpus", "offload"];
+const SCENARIO_KEYS = ["quant", "engine", "kv_dtype", "context", "batch", "gpus", "offload", "vision"];
 // The cost inputs: hours of use a day and the electricity price (the catalog's assumptions by default).
 const COST_KEYS = ["hours", "kwh"];
 const URL_KEYS = [...SCENARIO_KEYS, "compare", ...COST_KEYS];
@@ -162,8 +163,13 @@ async function main(root, dataEl) {
     b.textContent = tokens(c);
     presets.append(b);
   }
+  const vision = /** @type {HTMLInputElement} */ (form.elements.namedItem("vision"));
+  // Only a multimodal model has a vision encoder to load.
+  /** @type {HTMLElement} */ (vision.closest("div")).hidden = !data.model.vision;
   for (const [name, value] of Object.entries(start)) {
-    /** @type {Control} */ (form.elements.namedItem(name)).value = String(value);
+    const control = /** @type {Control} */ (form.elements.namedItem(name));
+    if (control === vision) vision.checked = value === true;
+    else control.value = String(value);
   }
   // A shared link's scenario (the URL's keys are the form's names) wins over the page's own; values a
   // control cannot take are ignored.
@@ -172,7 +178,8 @@ async function main(root, dataEl) {
     const value = params.get(name);
     const control = /** @type {Control | null} */ (form.elements.namedItem(name));
     if (value == null || !control) continue;
-    if (control instanceof HTMLSelectElement) {
+    if (control === vision) vision.checked = value === "true";
+    else if (control instanceof HTMLSelectElement) {
       if ([...control.options].some((o) => o.value === value)) control.value = value;
     } else if (Number.isFinite(Number(value)) && value !== "") control.value = value;
   }
@@ -210,7 +217,8 @@ async function main(root, dataEl) {
       kv_dtype: /** @type {string} */ (f.get("kv_dtype")),
       context: Math.max(1, Math.min(Number(f.get("context")) || 1, data.model.architecture.max_context)),
       batch: Math.max(1, Number(f.get("batch")) || 1), gpus: Math.max(1, Number(f.get("gpus")) || 1),
-      offload: Number(f.get("offload")) || 0,
+      // The box as shown (FormData leaves out a disabled one, checked or not).
+      offload: Number(f.get("offload")) || 0, vision: vision.checked,
     };
   }
 
@@ -227,7 +235,7 @@ async function main(root, dataEl) {
       const profile = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === own.engine));
       /** @type {CommandInputs} */
       const scenario = { engine: s.engine, quant: s.quant, context: s.context, batch: s.batch,
-        gpus: view.commandGpus(keys, s.gpus), kv_dtype: s.kv_dtype, offload: s.offload };
+        gpus: view.commandGpus(keys, s.gpus), kv_dtype: s.kv_dtype, offload: s.offload, vision: s.vision };
       // A format with no published checkpoint for this engine keeps the block's own format.
       const chosen = own.engine === s.engine
         ? view.launchCommand(data.model, data.artifacts, profile.memory_utilization, scenario) : null;
@@ -251,6 +259,33 @@ async function main(root, dataEl) {
         pre.after(note);
       }
     }
+  }
+
+  /**
+   * The banner's warnings follow the engine where one depends on it: a multimodal model on an engine that
+   * profiles image inputs at start-up (estimate.py VISION_PROFILE, appended last, as the build does).
+   * @param {Estimate} keys
+   */
+  function renderWarnings(keys) {
+    const template = page.vision_warning;
+    if (!template) return;
+    const banner = /** @type {HTMLElement} */ (document.getElementById("banner"));
+    const texts = new Set(data.engines.map((e) => interpolate(template, { engine: e.label })));
+    let list = banner.querySelector("ul.warnings");
+    for (const li of list ? [...list.children] : []) if (texts.has(li.textContent || "")) li.remove();
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === keys.engine));
+    if (eng.compute_buffer === "activation_profile") {
+      if (!list) {
+        list = document.createElement("ul");
+        list.className = "warnings";
+        banner.append(list);
+      }
+      const li = document.createElement("li");
+      li.lang = "en";
+      li.textContent = interpolate(template, { engine: eng.label });
+      list.append(li);
+    }
+    if (list && !list.children.length) list.remove();
   }
 
   /**
@@ -324,6 +359,7 @@ async function main(root, dataEl) {
       }
     }
     renderCommands(keys, s);
+    renderWarnings(keys);
     /** @type {HTMLOutputElement} */ (document.getElementById("wb-offload-out")).textContent = pct(s.offload);
     describeMemory(keys, s);
     summarize(keys, "");
@@ -377,11 +413,15 @@ async function main(root, dataEl) {
     const fmt = /** @type {QuantFormat} */ (data.formats.find((f) => f.name === keys.quant));
     const tied = sizing.weightBytes(sizing.countParams(data.model), fmt).tied;
     const values = { params: num(keys.params_total), bpw: num(keys.effective_bpw, 2), ctx: num(s.context),
-      num: num(s.batch), kv: keys.kv_dtype, engine: eng.label };
+      num: num(s.batch), kv: keys.kv_dtype, engine: eng.label,
+      vision: bytes(keys.vision_bytes || sizing.visionSize(data.model, eng)) };
+    // A multimodal model says whether its vision encoder is in the weights (as cells.memory_descriptions).
+    const loaded = data.model.vision ? (keys.vision_bytes > 0 ? "_vision" : "_text") : "";
+    const weights = /** @type {keyof typeof d} */ ((keys.offload_bytes > 0 ? "weights_host" : "weights") + loaded);
     const host = s.offload && eng.keeps_embeddings_on_host && !tied ? d.host_both : s.offload ? d.host_layers : d.host_embedding;
     /** @type {Record<string, string>} */
     const text = {
-      weights: interpolate(keys.offload_bytes > 0 ? d.weights_host : d.weights, values),
+      weights: interpolate(d[weights], values),
       kv: interpolate(s.batch === 1 ? d.kv_one : d.kv_many, values),
       runtime: interpolate(d.runtime, values),
       host: interpolate(host, values),
@@ -499,6 +539,17 @@ async function main(root, dataEl) {
     if (chosen) form.quant.value = chosen;
   }
 
+  function fixVision() {
+    // The engine decides whether the vision encoder can stay unloaded: llama.cpp asks, vLLM, SGLang and
+    // Ollama load it with the model, mlx-lm never does.
+    const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === form.engine.value));
+    vision.disabled = eng.vision !== "optional";
+    if (eng.vision === "always") vision.checked = true;
+    if (eng.vision === "never") vision.checked = false;
+    vision.title = eng.vision === "never" ? interpolate(t.reasons.vision, { engine: eng.label, model: data.model.name })
+      : eng.vision === "always" ? interpolate(t.vision_always, { engine: eng.label }) : "";
+  }
+
   function fixOffload() {
     // Only engines that split by layer offload layers to system RAM: the slider is off (at 0) for the others.
     const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === form.engine.value));
@@ -532,13 +583,13 @@ async function main(root, dataEl) {
     if (name === "context_slider") form.context.value = String(steps[Number(/** @type {Control} */ (ev.target).value)]);
     if (name === "quant") fixEngine();
     if (name === "engine") fixFormat();
-    if (name === "quant" || name === "engine") { fixKv(); fixOffload(); }
+    if (name === "quant" || name === "engine") { fixKv(); fixOffload(); fixVision(); }
     update();
   });
   form.addEventListener("change", (ev) => {
     const name = /** @type {Control} */ (ev.target).name;
-    if (name === "quant") { fixEngine(); fixKv(); fixOffload(); update(); }
-    if (name === "engine") { fixFormat(); fixKv(); fixOffload(); update(); }
+    if (name === "quant") { fixEngine(); fixKv(); fixOffload(); fixVision(); update(); }
+    if (name === "engine") { fixFormat(); fixKv(); fixOffload(); fixVision(); update(); }
   });
   for (const b of /** @type {NodeListOf<WithData<"context">>} */ (root.querySelectorAll("button[data-context]"))) {
     b.addEventListener("click", () => { form.context.value = b.dataset.context; update(); });
@@ -614,6 +665,7 @@ async function main(root, dataEl) {
   fixEngine();
   fixKv();
   fixOffload();
+  fixVision();
   update();
   root.dataset.ready = "1";
 }

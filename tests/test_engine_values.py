@@ -13,7 +13,7 @@ from generator.sizing.estimate import estimate
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache, state_bytes_per_seq_layer
 from generator.sizing.memory import runtime_bytes_per_gpu, tp_valid, usable_bytes_per_gpu, verdict_for
 from generator.sizing.params import count_params
-from generator.sizing.scenario import calibration_for
+from generator.sizing.scenario import Facts, calibration_for
 from generator.sizing.speed import SpeedConstants, experts_touched_fraction, speed
 from generator.sizing.weights import body_bpw, weight_bytes
 from tests.conftest import GIB, scenario
@@ -296,3 +296,48 @@ def test_dual_chip_card_costs_per_card(catalog: Catalog, facts: object) -> None:
     est = estimate(catalog.model("llama-3-1-8b-instruct"), card, scenario(catalog, gpus=2), facts)  # type: ignore[arg-type]
     assert est.cost.buy_usd == 10_000.0
     assert est.cost.power_usd_per_hour == pytest.approx(card.tdp_w / 1000 * est.assumptions.electricity_usd_per_kwh)  # type: ignore[operator]
+
+
+def test_vision_encoder_counts_when_the_engine_loads_it(catalog: Catalog, facts: Facts) -> None:
+    """Gemma 3 27B's vision encoder and projector: 423,060,336 parameters; llama.cpp's F16 mmproj file is
+    857,739,168 bytes. llama.cpp loads it only when asked (the command says --no-mmproj otherwise), vLLM
+    always (2 bytes per parameter: 846,120,672), mlx-lm never."""
+    model, hw = catalog.model("gemma-3-27b-it"), catalog.hw("rtx-pro-6000-blackwell")
+    text = estimate(model, hw, scenario(catalog), facts).memory
+    images = estimate(model, hw, scenario(catalog, vision=True), facts).memory
+    assert (text.vision_bytes, images.vision_bytes) == (0, 857_739_168)
+    assert images.weights_bytes - text.weights_bytes == 857_739_168
+    assert images.total_bytes - text.total_bytes == images.per_gpu_bytes - text.per_gpu_bytes == 857_739_168
+    # Layer split keeps the mmproj whole on the first device: the busiest device carries all of it.
+    two = estimate(model, hw, scenario(catalog, vision=True, gpus=2), facts).memory
+    two_text = estimate(model, hw, scenario(catalog, gpus=2), facts).memory
+    assert two.per_gpu_bytes - two_text.per_gpu_bytes == 857_739_168
+    # vLLM loads the tower with the checkpoint whatever the scenario says, sharded by tensor parallelism.
+    for vision in (False, True):
+        m = estimate(model, hw, scenario(catalog, "BF16", "vllm", vision=vision), facts).memory
+        assert m.vision_bytes == 2 * 423_060_336 == 846_120_672
+    tp = estimate(model, hw, scenario(catalog, "BF16", "vllm", gpus=2), facts).memory
+    no_tower = model.model_copy(update={"vision": None})
+    tp_text = estimate(no_tower, hw, scenario(catalog, "BF16", "vllm", gpus=2), facts).memory
+    assert tp.per_gpu_bytes - tp_text.per_gpu_bytes == 423_060_336  # 846,120,672 / 2 on each device
+    # mlx-lm runs the text model only: asking for images is refused with the reason.
+    from generator.sizing.estimate import ScenarioError
+
+    with pytest.raises(ScenarioError) as refused:
+        estimate(model, catalog.hw("apple-m4-max-40c-128gb"), scenario(catalog, "MLX 4-bit", "mlx", vision=True), facts)
+    assert refused.value.code == "vision"
+    # A text model has nothing to load.
+    llama = catalog.model("llama-3-1-8b-instruct")
+    assert estimate(llama, hw, scenario(catalog, vision=True), facts).memory.vision_bytes == 0
+
+
+def test_llama_cpp_command_leaves_the_mmproj_out_unless_images_are_wanted(catalog: Catalog) -> None:
+    from generator.site.commands import CommandInputs, launch_command
+
+    gemma, llama = catalog.model("gemma-3-27b-it"), catalog.model("llama-3-1-8b-instruct")
+    text = launch_command(gemma, 1.0, CommandInputs("llama.cpp", "Q4_K_M", 8192))
+    images = launch_command(gemma, 1.0, CommandInputs("llama.cpp", "Q4_K_M", 8192, vision=True))
+    plain = launch_command(llama, 1.0, CommandInputs("llama.cpp", "Q4_K_M", 8192))
+    assert text and text[0].endswith(" --no-mmproj")
+    assert images and "--no-mmproj" not in images[0]
+    assert plain and "--no-mmproj" not in plain[0]

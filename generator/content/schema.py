@@ -242,6 +242,19 @@ DateOrUnknown = Date | Literal["unknown"]
 Params = Annotated[int, Field(ge=1, le=10**14)]
 
 
+class VisionEncoder(Frozen):
+    """The image encoder and multimodal projector of a multimodal model, in 16-bit when loaded: llama.cpp's
+    mmproj file (loaded by ``-hf`` unless ``--no-mmproj``), the vision tower vLLM and SGLang load with the
+    checkpoint. ``params`` counts the encoder and the projector."""
+
+    params: Params
+    params_kind: ParamsKind
+    # The F16 mmproj GGUF's size: what llama.cpp loads (a few tensors stay F32, so a little over 2 × params).
+    mmproj_bytes: Bytes | None = None
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+
 class Model(Frozen):
     """One open-weight LLM of the catalog."""
 
@@ -260,6 +273,7 @@ class Model(Frozen):
     attention: Attention = Attention()
     moe: MoE | None = None
     artifacts: Artifacts = Artifacts()
+    vision: VisionEncoder | None = None
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
 
@@ -574,6 +588,9 @@ class EngineProfile(Frozen):
     tensor_parallel_efficiency: Annotated[float, Field(gt=0, le=1)] = 1.0
     allreduce_latency_s: Annotated[float, Field(ge=0, le=1)] = 0.0
     keeps_embeddings_on_host: bool = False
+    # A multimodal model's vision encoder: loaded only when asked (llama.cpp's mmproj), always loaded
+    # with the checkpoint (vLLM, SGLang, Ollama), or never (mlx-lm loads the text model).
+    vision: Literal["optional", "always", "never"]
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
 

@@ -37,11 +37,13 @@ class EstimateJSON(Payload):
     batch: int
     gpus: int
     offload: float
+    vision: bool
     params_total: int
     params_active: int
     params_declared: int | None
     params_declared_active: int | None
     weights_bytes: int
+    vision_bytes: int
     kv_cache_bytes: int
     overhead_bytes: int
     total_bytes: int

@@ -24,6 +24,7 @@ PARITY_KEYS = (
     "params_total",
     "params_active",
     "weights_bytes",
+    "vision_bytes",
     "kv_cache_bytes",
     "overhead_bytes",
     "total_bytes",
@@ -99,7 +100,8 @@ def encoded(data: Any) -> bytes:
 
 def model_data(model: Model) -> dict[str, Any]:
     """A model's facts for the browser (sources and notes left out)."""
-    return model.model_dump(mode="json", exclude={"sources", "notes", "artifacts"})
+    exclude: dict[str, Any] = {"sources": True, "notes": True, "artifacts": True, "vision": {"sources", "notes"}}
+    return model.model_dump(mode="json", exclude=exclude)
 
 
 def hardware_data(hw: Hardware) -> dict[str, Any]:
@@ -179,6 +181,7 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
         picks = sorted(random.Random(model.slug).sample(range(len(grid)), min(limit_per_model, len(grid))))
         for taken, i in enumerate(picks):
             quant, engine, kv, ctx, batch, gpus, offload = grid[i]
+            vision = i % 2 == 1  # a multimodal model's encoder loaded, where the engine lets it choose
             hw = catalog.hw(hardware[(i + taken) % len(hardware)])
             fmt = catalog.format(quant)
             eng = catalog.engine(engine)
@@ -191,6 +194,7 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
                 batch=batch,
                 gpus=gpus,
                 offload=offload,
+                vision=vision,
             )
             inputs = {
                 "model": model.slug,
@@ -202,6 +206,7 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
                 "batch": batch,
                 "gpus": gpus,
                 "offload": offload,
+                "vision": vision,
             }
             try:
                 keys = estimate(model, hw, sc, facts).to_dict()
@@ -296,7 +301,7 @@ def command_cases(catalog: Catalog) -> list[dict[str, Any]]:
             ):
                 if (i + n) % 3:
                     continue
-                inputs = CommandInputs(engine, quant, ctx, batch, gpus, kv, offload)
+                inputs = CommandInputs(engine, quant, ctx, batch, gpus, kv, offload, vision=bool(i % 2))
                 built = launch_command(model, utilization, inputs)
                 cases.append(
                     {

@@ -18,6 +18,7 @@ from generator.site.pair_page import PairData
 from generator.site.quality import LABEL_TEXT, Quality
 from generator.site.render import environment
 from generator.sizing.estimate import fill
+from generator.sizing.memory import vision_size
 
 # Format, quality label, engine, weights, total, decode, verdict badge, fewest devices.
 MatrixCells = tuple[str, str, str, str, str, Markup, Markup, str]
@@ -77,7 +78,7 @@ def describe_templates(lang: str) -> dict[str, str]:
     the scenario changes, so both write the same words. Cached per language (every pair page asks):
     callers read it and never change it."""
     tr = translations(lang)
-    slots = {k: "{" + k + "}" for k in ("params", "bpw", "ctx", "num", "kv", "engine", "fmt")}
+    slots = {k: "{" + k + "}" for k in ("params", "bpw", "ctx", "num", "kv", "engine", "fmt", "vision")}
 
     def static(n: int) -> str:
         return tr.ngettext(
@@ -95,6 +96,26 @@ def describe_templates(lang: str) -> dict[str, str]:
 
     return {
         "weights": tr.gettext("%(params)s parameters at %(bpw)s bits per weight on average") % slots,
+        # A multimodal model: its vision encoder loaded (in the weights) or left out.
+        "weights_vision": tr.gettext(
+            "%(params)s parameters at %(bpw)s bits per weight on average, and the vision encoder (%(vision)s, 16-bit)"
+        )
+        % slots,
+        "weights_text": tr.gettext(
+            "%(params)s parameters at %(bpw)s bits per weight on average; text only: the vision encoder "
+            "(%(vision)s) is not loaded"
+        )
+        % slots,
+        "weights_host_vision": tr.gettext(
+            "%(params)s parameters at %(bpw)s bits per weight on average, less what is held in system RAM "
+            "(below), and the vision encoder (%(vision)s, 16-bit)"
+        )
+        % slots,
+        "weights_host_text": tr.gettext(
+            "%(params)s parameters at %(bpw)s bits per weight on average, less what is held in system RAM "
+            "(below); text only: the vision encoder (%(vision)s) is not loaded"
+        )
+        % slots,
         "weights_host": tr.gettext(
             "%(params)s parameters at %(bpw)s bits per weight on average, less what is held in system RAM (below)"
         )
@@ -134,11 +155,15 @@ def memory_descriptions(p: PairData, lang: str) -> dict[str, str]:
         "num": fmt.num(sc.batch),
         "kv": sc.kv.name,
         "engine": sc.engine.label,
+        "vision": fmt.bytes(m.vision_bytes or vision_size(e.model, sc.engine)),
     }
+    weights = "weights_host" if m.weights_host_bytes else "weights"
+    if e.model.vision is not None:
+        weights += "_vision" if m.vision_bytes else "_text"
     embedding_on_host = sc.engine.keeps_embeddings_on_host and not e.weights.tied
     host = "host_both" if sc.offload and embedding_on_host else "host_layers" if sc.offload else "host_embedding"
     return {
-        "weights": fill(t["weights_host" if m.weights_host_bytes else "weights"], values),
+        "weights": fill(t[weights], values),
         "kv": fill(t["kv_one" if sc.batch == 1 else "kv_many"], values),
         "runtime": fill(t["runtime"], values),
         "host": fill(t[host], values),
@@ -158,6 +183,7 @@ def reason_templates(lang: str) -> dict[str, str]:
         "kv": tr.gettext("%(engine)s has no %(kv)s KV cache (supported by %(engines)s)") % slots,
         "moe_only": tr.gettext("%(fmt)s quantizes MoE experts; %(model)s is a dense model") % slots,
         "offload": tr.gettext("%(engine)s does not offload layers to system RAM in this estimate") % slots,
+        "vision": tr.gettext("%(engine)s loads only the text model of %(model)s, not its vision encoder") % slots,
         "split": tr.gettext(
             "%(engine)s cannot split %(model)s over %(n)s devices (%(heads)s attention heads, %(kv_heads)s KV heads)"
         )

@@ -31,6 +31,7 @@ class CommandInputs:
     gpus: int = 1
     kv_dtype: str = ""
     offload: float = 0.0
+    vision: bool = False
 
     def to_json(self) -> dict[str, object]:
         """The inputs as the page embeds them for the workbench (``data-inputs``)."""
@@ -66,6 +67,8 @@ def _llama_server(model: Model, _memory_utilization: float, i: CommandInputs) ->
         parts += ["--parallel", str(i.batch)]
     if i.gpus > 1:
         parts += ["--split-mode", "layer"]
+    if model.vision is not None and not i.vision:
+        parts.append("--no-mmproj")  # -hf would load the vision encoder too
     return shlex.join(parts), repo
 
 
@@ -166,7 +169,14 @@ def follow(
     whether its format fits on the scenario's devices. At the page's own scenario this returns ``own`` unchanged."""
     sc = est.scenario
     scenario = CommandInputs(
-        sc.engine.name, sc.fmt.name, sc.context, sc.batch, command_gpus(est, sc.gpus), sc.kv.name, sc.offload
+        sc.engine.name,
+        sc.fmt.name,
+        sc.context,
+        sc.batch,
+        command_gpus(est, sc.gpus),
+        sc.kv.name,
+        sc.offload,
+        sc.vision,
     )
     out = []
     for c in own:
@@ -195,6 +205,7 @@ def command_fits(model: Model, hw: Hardware, i: CommandInputs, facts: Facts, cat
         batch=i.batch,
         gpus=i.gpus,
         offload=i.offload,
+        vision=i.vision,
     )
     try:
         return estimate(model, hw, sc, facts).memory.verdict != "oom"

@@ -26,7 +26,7 @@ from generator.site.setups import SINGLE
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import fit_and_decode
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
-from generator.sizing.memory import memory, tp_valid
+from generator.sizing.memory import memory, tp_valid, vision_size
 from generator.sizing.params import ParamCount, count_params, layer_kinds
 from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
 
@@ -98,14 +98,18 @@ class ModelFacts:
     params: ParamCount
     layer_counts: dict[str, int]
     kv_bytes_per_token: float
+    vision_bytes: int = 0  # a multimodal model's vision encoder in 16-bit (llama.cpp's mmproj file)
 
 
 def model_facts(catalog: Catalog, model: Model) -> ModelFacts:
-    """Derived parameters, layer kinds and KV bytes per token (bf16) of a model."""
+    """Derived parameters, layer kinds, KV bytes per token (bf16) and vision encoder of a model."""
     kinds = layer_kinds(model)
     kv = kv_cache(model, catalog.engine("vllm"), catalog.kv_dtype("bf16").bytes_per_element, 1, 1)
     return ModelFacts(
-        count_params(model), {k.value: kinds.count(k) for k in LayerKind if k in kinds}, kv.bytes_per_token
+        count_params(model),
+        {k.value: kinds.count(k) for k in LayerKind if k in kinds},
+        kv.bytes_per_token,
+        vision_size(model, catalog.engine("llama.cpp")),
     )
 
 

@@ -51,7 +51,7 @@ from generator.site.render import render_markdown
 from generator.site.routes import Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
 from generator.sizing.devices import device_view
-from generator.sizing.estimate import ratio_ranges
+from generator.sizing.estimate import VISION_PROFILE, ratio_ranges
 from generator.sizing.params import count_params
 from generator.sizing.scenario import DEFAULT_FORMAT
 from generator.sizing.weights import weight_bytes
@@ -253,6 +253,8 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "model_url": g.asset[0],
         # The controls in this language, which name the other files the workbench loads.
         "ui_url": g.asset_urls[f"workbench-ui-{route.lang}"],
+        # A multimodal model's warning that follows the engine (estimate.VISION_PROFILE).
+        **({"vision_warning": VISION_PROFILE} if p.model.vision else {}),
     }
     return {
         "p": p,

@@ -39,8 +39,16 @@ REASONS = {
     "kv": "{engine} has no {kv} KV cache (supported by {engines})",
     "moe_only": "{fmt} quantizes MoE experts; {model} is a dense model",
     "offload": "{engine} does not offload layers to system RAM in this estimate",
+    "vision": "{engine} loads only the text model of {model}, not its vision encoder",
     "split": "{engine} cannot split {model} over {n} devices ({heads} attention heads, {kv_heads} KV heads)",
 }
+
+
+# The one warning that follows the engine on a page (static/workbench.js adds and removes it by this text).
+VISION_PROFILE = (
+    "{engine} also profiles image inputs at start-up; that activation memory is not counted "
+    """(--limit-mm-per-prompt '{"image": 0}' serves text only)"""
+)
 
 
 def fill(template: str, values: dict[str, str]) -> str:
@@ -104,6 +112,7 @@ class Estimate:
             "params_declared": self.model.params_total,
             "params_declared_active": self.model.params_active,
             "weights_bytes": m.weights_bytes,
+            "vision_bytes": m.vision_bytes,
             "kv_cache_bytes": m.kv_cache_bytes,
             "overhead_bytes": m.overhead_bytes,
             "total_bytes": m.total_bytes,
@@ -170,6 +179,8 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         raise ScenarioError("moe_only", {"fmt": sc.fmt.name, "model": model.name})
     if sc.offload and engine.split != "layer":
         raise ScenarioError("offload", {"engine": engine.label})
+    if sc.vision and model.vision is not None and engine.vision == "never":
+        raise ScenarioError("vision", {"engine": engine.label, "model": model.name})
     if not tp_valid(model, engine, sc.gpus):
         a = model.architecture
         values = {
@@ -265,6 +276,8 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
         )
     if hw.compute_tflops is None:
         warnings.append(f"{hw.name} has no published dense 16-bit TFLOPS: prefill and TTFT are not estimated")
+    if model.vision is not None and sc.engine.compute_buffer == "activation_profile":
+        warnings.append(fill(VISION_PROFILE, {"engine": sc.engine.label}))
     return Estimate(
         model=model,
         hardware=hw,

@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from typing import Literal
 
-from generator.content.schema import EngineProfile, Hardware, HardwareKind, Model
+from generator.content.schema import EngineProfile, FormatFamily, Hardware, HardwareKind, Model
 from generator.sizing.kv import KVCache, kv_cache
 from generator.sizing.scenario import Scenario
 from generator.sizing.weights import WeightBytes
@@ -62,11 +62,32 @@ def runtime_bytes_per_gpu(model: Model, engine: EngineProfile, gpus: int, seqs: 
     return fixed + buffer
 
 
+def vision_size(model: Model, engine: EngineProfile) -> int:
+    """Bytes of a multimodal model's vision encoder and projector in 16-bit, as ``engine`` would load them:
+    the F16 mmproj file for GGUF engines where its size is known, else 2 bytes per parameter (vLLM's BF16
+    tower); 0 for a text model."""
+    v = model.vision
+    if v is None:
+        return 0
+    if v.mmproj_bytes is not None and FormatFamily.gguf in engine.formats:
+        return v.mmproj_bytes
+    return 2 * v.params
+
+
+def vision_bytes(model: Model, sc: Scenario) -> int:
+    """The vision encoder's bytes when the scenario's engine loads it: always (vLLM, SGLang, Ollama), on
+    request (llama.cpp: ``-hf`` loads the mmproj unless ``--no-mmproj``), never (mlx-lm)."""
+    mode = sc.engine.vision
+    if mode == "never" or (mode == "optional" and not sc.vision):
+        return 0
+    return vision_size(model, sc.engine)
+
+
 @dataclasses.dataclass(frozen=True)
 class Memory:
     """Where every byte of one scenario sits, and the fit verdict."""
 
-    weights_bytes: int
+    weights_bytes: int  # on the devices, the vision encoder's included
     weights_host_bytes: int
     kv: KVCache
     kv_cache_bytes: int
@@ -77,6 +98,7 @@ class Memory:
     usable_bytes: int
     usable_per_gpu_bytes: int
     verdict: Verdict
+    vision_bytes: int = 0  # the part of weights_bytes that is the vision encoder
 
     @property
     def headroom_bytes(self) -> int:
@@ -126,7 +148,11 @@ def memory(
     host_weights = round(layered * sc.offload)
     if engine.keeps_embeddings_on_host and not weights.tied:
         host_weights += weights.embedding
-    device_weights = weights.total - host_weights
+    text_weights = weights.total - host_weights
+    # The vision encoder stays whole on the first device under layer split (llama.cpp's mmproj), and is
+    # sharded like the rest under tensor parallelism.
+    vision = vision_bytes(model, sc)
+    vision_per_gpu = math.ceil(vision / g) if engine.split == "tensor" else vision
 
     # KV of offloaded layers stays with them in host RAM (llama.cpp's default).
     kv_host = round(kv.total * sc.offload)
@@ -139,20 +165,21 @@ def memory(
         kv_per_gpu = math.ceil(kv_device / g)
 
     runtime = runtime_bytes_per_gpu(model, engine, g, n_seq)
-    per_gpu = math.ceil(device_weights / g) + kv_per_gpu + runtime
+    per_gpu = math.ceil(text_weights / g) + vision_per_gpu + kv_per_gpu + runtime
     usable = usable_bytes_per_gpu(hw, engine)
     return Memory(
-        weights_bytes=device_weights,
+        weights_bytes=text_weights + vision,
         weights_host_bytes=host_weights,
         kv=kv,
         kv_cache_bytes=kv_per_gpu * g,
         kv_host_bytes=kv_host,
         overhead_bytes=runtime * g,
-        total_bytes=device_weights + kv_per_gpu * g + runtime * g,
+        total_bytes=text_weights + vision + kv_per_gpu * g + runtime * g,
         per_gpu_bytes=per_gpu,
         usable_bytes=usable * g,
         usable_per_gpu_bytes=usable,
         verdict=verdict_for(per_gpu, usable, tight_fraction),
+        vision_bytes=vision,
     )
 
 

@@ -35,7 +35,8 @@ MAX_GPUS = 4096
 
 @dataclasses.dataclass(frozen=True)
 class Scenario:
-    """How the model is run: format, context per sequence, sequences, KV dtype, engine, GPUs, offload."""
+    """How the model is run: format, context per sequence, sequences, KV dtype, engine, GPUs, offload, and
+    whether a multimodal model's vision encoder is loaded."""
 
     fmt: QuantFormat
     kv: KVDtype
@@ -44,6 +45,8 @@ class Scenario:
     batch: int = 1
     gpus: int = 1
     offload: float = 0.0
+    # Load a multimodal model's vision encoder where the engine makes it optional (llama.cpp's mmproj).
+    vision: bool = False
 
     def __post_init__(self) -> None:
         if not 1 <= self.context <= MAX_CONTEXT:
@@ -65,6 +68,7 @@ class Scenario:
             "batch": self.batch,
             "gpus": self.gpus,
             "offload": self.offload,
+            "vision": self.vision,
         }
 
     def with_(self, **changes: object) -> Scenario:

@@ -12,7 +12,7 @@ export function runCases(engine, data) {
     const hw = data.hardware[inputs.hardware];
     const sc = engine.scenario({ formats: data.shared.formats, engines: data.shared.engines,
       kv_cache: data.shared.kv_cache, family_engine: data.shared.family_engine }, { quant: inputs.quant, engine: inputs.engine, kv_dtype: inputs.kv_dtype,
-      context: inputs.context, batch: inputs.batch, gpus: inputs.gpus, offload: inputs.offload });
+      context: inputs.context, batch: inputs.batch, gpus: inputs.gpus, offload: inputs.offload, vision: inputs.vision });
     const label = JSON.stringify(inputs);
     if (expected.error) {
       const got = engine.checkScenario(model, hw, sc);

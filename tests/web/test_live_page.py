@@ -72,6 +72,7 @@ def scenario_of(catalog: Catalog, s: dict[str, Any]) -> Scenario:
         batch=s["batch"],
         gpus=s["gpus"],
         offload=s["offload"],
+        vision=s.get("vision", False),
     )
 
 
@@ -85,14 +86,15 @@ def render(catalog: Catalog) -> Iterator[Any]:
         content=CONTENT,
         root=CONTENT,
     )
-    group = ModelGroup.build(sub, MODEL, settings.assets)
+    groups: dict[str, ModelGroup] = {}
 
-    def page_for(lang: str, hardware: str, s: dict[str, Any]) -> str:
+    def page_for(lang: str, hardware: str, s: dict[str, Any], model: str = MODEL) -> str:
+        group = groups.get(model) or groups.setdefault(model, ModelGroup.build(sub, model, settings.assets))
         hw = sub.hardware[hardware]
-        p = pair_data(sub, sub.models[MODEL], hw, scenario_of(sub, s))
+        p = pair_data(sub, sub.models[model], hw, scenario_of(sub, s))
         pairs = tuple(p if q.hardware.slug == hardware else q for q in group.pairs)
         g = dataclasses.replace(group, pairs=pairs)
-        route = next(r for r in pages.model_routes(sub, MODEL, (lang,)) if r.hardware == hardware)
+        route = next(r for r in pages.model_routes(sub, model, (lang,)) if r.hardware == hardware)
         return render_page(route, g, settings)[1].decode()
 
     yield page_for
@@ -155,5 +157,35 @@ def test_every_section_follows_every_control(browser: Any, base_url: str, render
     live_page.click(f"nav.langs a[hreflang^={other}]")
     live_page.wait_for_selector("#workbench[data-ready]")
     assert_same(shown(live_page), cli(MODEL, "rtx-4090", s), f"{lang} → {other}")
+    live_page.context.close()
+    built_page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_vision_encoder_switch_follows_the_engine(browser: Any, base_url: str, render: Any, lang: str) -> None:
+    """A multimodal model: llama.cpp loads the mmproj only when asked (the page, memory and command follow
+    the switch); vLLM always loads it (the switch is on and disabled); mlx-lm never (off, disabled)."""
+    model, hardware = "gemma-3-27b-it", "rtx-pro-6000-blackwell"
+    live_page = browser.new_page()
+    built_page = browser.new_context(java_script_enabled=False).new_page()
+    live_page.goto(f"{base_url}/{lang}/models/{model}/{hardware}/")
+    live_page.wait_for_selector("#workbench[data-ready]")
+    assert live_page.is_visible("#wb-vision") and not live_page.is_checked("#wb-vision")
+    assert live_page.inner_text("[data-command='llama.cpp']").endswith("--no-mmproj")
+    s = {**DEFAULT, "vision": False}
+    for step in ("check", "vllm"):
+        if step == "check":
+            live_page.check("#wb-vision")
+            s["vision"] = True
+        else:
+            live_page.select_option("#wb-engine", "vllm")  # the workbench picks the format and KV vLLM loads
+            s.update(engine="vllm", quant=live_page.input_value("#wb-quant"), kv_dtype=live_page.input_value("#wb-kv"))
+        assert live_page.inner_text("#wb-error") == ""
+        built_page.set_content(render(lang, hardware, s, model))
+        live = live_page.evaluate(SECTIONS, live_page.evaluate_handle("document"))
+        built = built_page.evaluate(SECTIONS, built_page.evaluate_handle("document"))
+        compare(live, built, f"{lang} {step}")
+    assert live_page.is_checked("#wb-vision") and live_page.is_disabled("#wb-vision")
+    assert "vision=true" in live_page.url
     live_page.context.close()
     built_page.context.close()

@@ -10,9 +10,9 @@
  *   units: [string, string, string, string] }} NumberSpec how a language writes numbers (from CLDR)
  * @typedef {{ gguf: string[], awq: string[], gptq: string[], fp8: string[], mlx: string[],
  *   ollama: string | null }} Artifacts published checkpoints of a model
- * @typedef {{ slug: string, hf_id: string, architecture: { num_layers: number } }} CommandModel
+ * @typedef {{ slug: string, hf_id: string, architecture: { num_layers: number }, vision: object | null }} CommandModel
  * @typedef {{ engine: string, quant: string, context: number, batch: number, gpus: number, kv_dtype: string,
- *   offload: number }} CommandInputs
+ *   offload: number, vision: boolean }} CommandInputs
  * @typedef {{ x0: number, width: number, flip_at: number, label_min: number }} ChartGeometry the memory chart's SVG units
  * @typedef {{ weights_bytes: number, kv_cache_bytes: number, overhead_bytes: number, total_bytes: number,
  *   usable_bytes: number }} MemoryKeys
@@ -137,6 +137,7 @@ export function launchCommand(model, art, memoryUtilization, i) {
     if (i.kv_dtype === "q8_0" || i.kv_dtype === "q4_0") parts.push("-ctk", i.kv_dtype, "-ctv", i.kv_dtype);
     if (i.batch > 1) parts.push("--parallel", String(i.batch));
     if (i.gpus > 1) parts.push("--split-mode", "layer");
+    if (model.vision && !i.vision) parts.push("--no-mmproj"); // -hf would load the vision encoder too
     return [join(parts), repo];
   }
   if (i.engine === "vllm") {

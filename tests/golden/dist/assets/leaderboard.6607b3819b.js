@@ -78,7 +78,7 @@ async function main(form, pageEl) {
    * @returns {Estimate | null}
    */
   function run(hw, f, kv, context) {
-    const sc = { fmt: f, kv, engine, context, batch: 1, gpus: hw.chips, offload: 0 };
+    const sc = { fmt: f, kv, engine, context, batch: 1, gpus: hw.chips, offload: 0, vision: false };
     return sizing.checkScenario(model, hw, sc) ? null : sizing.estimate(model, hw, sc, facts);
   }
 

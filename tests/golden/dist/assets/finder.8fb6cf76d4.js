@@ -82,7 +82,7 @@ export function options(sizing, data, facts, model, art, context, users, maxDevi
       kvs.forEach((kvName, k) => {
         const kv = /** @type {KVDtype} */ (data.kv_cache.find((x) => x.name === kvName));
         for (const devices of deviceCounts(sizing, model, hw, engine, data.rules, maxDevices)) {
-          const sc = { fmt, kv, engine, context, batch: users, gpus: devices, offload: 0 };
+          const sc = { fmt, kv, engine, context, batch: users, gpus: devices, offload: 0, vision: false };
           if (sizing.checkScenario(model, hw, sc)) break;
           const est = sizing.estimate(model, hw, sc, facts);
           if (est.verdict === "oom") continue;
@@ -151,7 +151,7 @@ export function answer(sizing, data, facts, model, q, found, limit) {
     const sc = { fmt: /** @type {QuantFormat} */ (data.formats.find((f) => f.name === o.fmt)),
       kv: /** @type {KVDtype} */ (data.kv_cache.find((k) => k.name === o.kv_dtype)),
       engine: /** @type {EngineProfile} */ (data.engines.find((e) => e.name === o.engine)),
-      context: q.context, batch: q.users, gpus: o.devices, offload: 0 };
+      context: q.context, batch: q.users, gpus: o.devices, offload: 0, vision: false };
     return { hardware: o.hardware, devices: o.devices, units: Math.ceil(o.devices / o.hardware.chips), fmt: o.fmt,
       engine: o.engine, kv_dtype: o.kv_dtype, est: sizing.estimate(model, o.hardware, sc, facts), cost_usd: cost,
       price, usd_per_hour: hourly };
