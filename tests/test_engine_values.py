@@ -341,3 +341,20 @@ def test_llama_cpp_command_leaves_the_mmproj_out_unless_images_are_wanted(catalo
     assert text and text[0].endswith(" --no-mmproj")
     assert images and "--no-mmproj" not in images[0]
     assert plain and "--no-mmproj" not in plain[0]
+
+
+def test_offer_monthly_prices_the_scenarios_devices(catalog: Catalog) -> None:
+    """An 8-GPU instance at $16.00/h is $2.00 per GPU-hour: two devices for a month of 8 h days over 30.4
+    days cost 2 × 2.00 × 8 × 30.4 = $972.80. A card of two devices rented whole at $1.00/h is $0.50 per
+    device-hour: its two devices cost $1.00/h."""
+    import datetime as _dt
+
+    from generator.content.schema import CloudOffer
+    from generator.sizing.cost import offer_monthly
+
+    a = catalog.assumptions.model_copy(update={"hours_per_day": 8.0, "days_per_month": 30.4})
+    fields = {"provider": "P", "instance": "I", "billing": "on_demand", "date_seen": _dt.date(2026, 11, 1)}
+    eight = CloudOffer(hardware="h100-sxm", gpus=8, usd_per_hour=16.0, source="https://example.org", **fields)
+    assert offer_monthly(eight, 2, 1, a) == pytest.approx(972.80, abs=1e-9)
+    card = CloudOffer(hardware="atlas-300i-duo-96gb", gpus=1, usd_per_hour=1.0, source="https://example.org", **fields)
+    assert offer_monthly(card, 2, 2, a) == pytest.approx(1.0 * 8 * 30.4, abs=1e-9)

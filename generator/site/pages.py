@@ -50,6 +50,7 @@ from generator.site.quality import model_quality, quality_scale
 from generator.site.render import render_markdown
 from generator.site.routes import Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
+from generator.sizing.cost import offer_monthly
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import VISION_PROFILE, ratio_ranges
 from generator.sizing.params import count_params
@@ -242,6 +243,10 @@ def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
     }
 
 
+# Cloud offers a pair page lists (its hardware page lists them all).
+OFFER_ROWS = 5
+
+
 def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
     p = g.pair(route.hardware)
     catalog = g.catalog
@@ -266,6 +271,10 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "stale_before": catalog.stale_before,
         "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus, g.shared["quality"]),
         "context_cells": context_cells(p, route.lang),
+        # The cheapest offers with what renting the scenario's devices costs a month at the default hours.
+        "offer_rows": [
+            (o, offer_monthly(o, sc.gpus, p.hardware.chips, catalog.assumptions)) for o in p.offers[:OFFER_ROWS]
+        ],
         "describe": memory_descriptions(p, route.lang),
         "decode_ratio": ratio_ranges(catalog.calibration)[0],
     }

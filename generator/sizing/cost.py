@@ -73,3 +73,10 @@ def cost(
         breakeven_months=breakeven,
         api=api,
     )
+
+
+def offer_monthly(offer: CloudOffer, gpus: int, chips: int, a: Assumptions) -> float:
+    """Renting ``gpus`` devices at ``offer``'s price for a month of ``hours_per_day``: the instance's price per
+    device-hour (an offer rents whole cards of ``chips`` devices) times the devices and the hours, as
+    :func:`cost` prices the cheapest offer."""
+    return offer.usd_per_hour / (offer.gpus * chips) * gpus * a.hours_per_day * a.days_per_month

@@ -360,3 +360,11 @@ def test_cost_follows_hours_and_electricity(page: Any, base_url: str, catalog: C
         assert want is not None and float(got[key]) == pytest.approx(want, rel=1e-9), key
     assert page.inner_text("[data-hours]") == "24"
     assert "hours=24" in page.url and "kwh=0.3" in page.url
+    # The offer table: each provider's month at 24 h a day, as cost.offer_monthly computes it.
+    from generator.sizing.cost import offer_monthly
+
+    cells = page.eval_on_selector_all("[data-offer-hour]", "els => els.map(e => e.dataset.value)")
+    offers = catalog.offers_for("h100-sxm")[: len(cells)]
+    assert len(cells) >= 3
+    for cell, offer in zip(cells, offers, strict=True):
+        assert float(cell) == pytest.approx(offer_monthly(offer, hw.chips, hw.chips, a), rel=1e-12), offer.provider

@@ -367,6 +367,14 @@ async function main(root, dataEl) {
     for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-hours]"))) {
       el.textContent = num(hours, Number.isInteger(hours) ? 0 : 1);
     }
+    // Each offer's month for the scenario's devices at the chosen hours (cost.py offer_monthly).
+    for (const el of /** @type {NodeListOf<WithData<"offerHour" | "offerGpus">>} */ (
+      document.querySelectorAll("[data-offer-hour]"))) {
+      const offer = { usd_per_hour: Number(el.dataset.offerHour), gpus: Number(el.dataset.offerGpus) };
+      const monthly = sizing.offerMonthly(offer, s.gpus, data.hardware.chips, costFacts().assumptions);
+      el.dataset.value = String(monthly);
+      el.textContent = usd(monthly, 0);
+    }
     // Sections the workbench does not recompute ([data-static]) say so while another scenario is shown.
     const own = SCENARIO_KEYS.every((k) => String(s[/** @type {keyof Choice} */ (k)]) === String(start[/** @type {keyof Choice} */ (k)]));
     for (const note of staticNotes) note.hidden = own;

@@ -871,6 +871,17 @@ export function deviceView(hw) {
 
 // ---- cost.py ----
 /**
+ * Renting `gpus` devices at one offer's price for a month of hours_per_day (cost.py offer_monthly).
+ * @param {{ usd_per_hour: number, gpus: number }} offer
+ * @param {number} gpus
+ * @param {number} chips devices per card
+ * @param {Assumptions} as
+ */
+export function offerMonthly(offer, gpus, chips, as) {
+  return offer.usd_per_hour / (offer.gpus * chips) * gpus * as.hours_per_day * as.days_per_month;
+}
+
+/**
  * @param {Hardware} hw one device
  * @param {string} model
  * @param {number} gpus devices
