@@ -234,6 +234,8 @@ class Artifacts(Frozen):
     gptq: tuple[HfRepo, ...] = ()
     fp8: tuple[HfRepo, ...] = ()
     mlx: tuple[HfRepo, ...] = ()
+    # Checkpoints whose MoE experts ship in MXFP4 (gpt-oss): vLLM cannot make MXFP4 from other weights.
+    mxfp4: tuple[HfRepo, ...] = ()
     ollama: OllamaRef | None = None
 
 

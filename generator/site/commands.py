@@ -51,7 +51,7 @@ class Command:
 
 
 # Formats that vLLM loads from a checkpoint of their own; the others load the original repo.
-_VLLM_REPOS = {"AWQ": "awq", "GPTQ": "gptq", "FP8": "fp8"}
+_VLLM_REPOS = {"AWQ": "awq", "GPTQ": "gptq", "FP8": "fp8", "MXFP4": "mxfp4"}
 _QUANTIZED_KV = ("q8_0", "q4_0")
 
 
@@ -75,7 +75,7 @@ def _llama_server(model: Model, _memory_utilization: float, i: CommandInputs) ->
 def _vllm_serve(model: Model, memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:
     family = _VLLM_REPOS.get(i.quant)
     repos: tuple[str, ...] = getattr(model.artifacts, family) if family else ()
-    if family in ("awq", "gptq") and not repos:
+    if family in ("awq", "gptq", "mxfp4") and not repos:
         return None
     repo = repos[0] if repos else model.hf_id
     parts = ["vllm", "serve", repo, "--max-model-len", str(i.context)]

@@ -86,7 +86,7 @@ def available(model: Model, fmt: str, family: FormatFamily) -> bool:
         return bool(art.gguf)
     if family is FormatFamily.mlx:
         return bool(art.mlx)
-    return {"AWQ": bool(art.awq), "GPTQ": bool(art.gptq)}.get(fmt, True)
+    return {"AWQ": bool(art.awq), "GPTQ": bool(art.gptq), "MXFP4": bool(art.mxfp4)}.get(fmt, True)
 
 
 @dataclasses.dataclass(frozen=True)
