@@ -44,3 +44,39 @@ def test_questions_count_what_the_leaderboard_shows(catalog: Catalog) -> None:
     assert [c for c, _ in ld.totals] == [8192, 32768]  # the model's maximum is 32K
     assert ld.totals[0][1] == ld.total_bytes  # the default context's total is the lead's
     assert all(a[1] < b[1] for a, b in zip(ld.totals, ld.totals[1:], strict=False))
+
+
+def test_model_page_commands_start_the_cheapest_setup_per_engine(catalog: Catalog) -> None:
+    """Each engine's command runs a format it loads with a published checkpoint, on the recommended card
+    (the cheapest that holds it comfortably), no other being cheaper for that engine; llama.cpp's and
+    vLLM's commands are written for the card's devices."""
+    from generator.site.model_page import recommended_commands, recommended_per_format
+    from generator.site.pair_page import pair_data
+    from generator.site.setups import available
+
+    for slug in ("qwen3-30b-a3b", "gemma-3-27b-it", "llama-3-1-70b-instruct"):
+        model = catalog.model(slug)
+        pairs = [pair_data(catalog, model, hw) for hw in catalog.hardware.values()]
+        recommended = recommended_per_format(catalog, pairs)
+        setups = recommended_commands(catalog, model, recommended)
+        assert {s.engine for s in setups} >= {"llama.cpp", "vLLM"}, slug
+        for s in setups:
+            fmt = catalog.format(s.fmt)
+            assert available(model, s.fmt, fmt.family), (slug, s)
+            assert recommended[s.fmt] == s.recommended
+            engine = next(e for e in catalog.engines.values() if e.label == s.engine)
+            loads = [f for f in catalog.formats.values() if f.family in engine.formats and f.name in recommended]
+            cheaper = [
+                f.name
+                for f in loads
+                if available(model, f.name, f.family)
+                and recommended[f.name].cost_usd < s.recommended.cost_usd
+                and (engine.name != "ollama")
+                and engine.name == {"gguf": "llama.cpp", "mlx": "mlx"}.get(f.family.value, "vllm")
+            ]
+            assert cheaper == [], (slug, s.engine, cheaper)
+            devices = s.recommended.units * s.recommended.hardware.chips
+            if engine.name == "vllm" and devices > 1:
+                assert f"--tensor-parallel-size {devices}" in s.command, s
+            if engine.name == "llama.cpp":
+                assert s.command.startswith("llama-server ") and (devices == 1) == ("--split-mode" not in s.command)

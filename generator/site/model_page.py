@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from generator.content.catalog import Catalog
@@ -19,16 +19,17 @@ from generator.content.schema import (
     Price,
     QuantFormat,
 )
+from generator.site.commands import CommandInputs, launch_command
 from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import FormatRow, PairData, context_steps, try_estimate
 from generator.site.quality import Quality, quality_of
-from generator.site.setups import SINGLE
+from generator.site.setups import SINGLE, available
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import fit_and_decode
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
 from generator.sizing.memory import memory, tp_valid, vision_size
 from generator.sizing.params import ParamCount, count_params, layer_kinds
-from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
+from generator.sizing.scenario import DEFAULT_FORMAT, FAMILY_ENGINE, Scenario, facts_of
 
 RELATED = 12
 
@@ -351,6 +352,50 @@ def recommended_per_format(catalog: Catalog, pairs: Sequence[PairData]) -> dict[
         if best is not None:
             out[fmt.fmt.name] = best
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineSetup:
+    """The recommended way to run a model on one engine: a format with a published checkpoint on the
+    cheapest card that holds it comfortably at the default context, and the command that starts it."""
+
+    engine: str  # the engine's label
+    fmt: str
+    recommended: Recommended
+    command: str
+
+
+# Engines the model page gives a command for, in the order the pair pages list them.
+COMMAND_ENGINES = ("llama.cpp", "vllm", "ollama", "mlx")
+
+
+def recommended_commands(
+    catalog: Catalog, model: Model, recommended: Mapping[str, Recommended]
+) -> tuple[EngineSetup, ...]:
+    """Per engine, the cheapest recommended setup (the better format on a tie) among formats it loads with a
+    published checkpoint; Ollama runs its tag, so it takes the GGUF reference format's card."""
+    out = []
+    for engine in COMMAND_ENGINES:
+        profile = catalog.engines.get(engine)
+        if profile is None:
+            continue
+        choices = []
+        for fmt in catalog.formats.values():
+            rec = recommended.get(fmt.name)
+            if rec is None or fmt.family not in profile.formats or not available(model, fmt.name, fmt.family):
+                continue
+            if FAMILY_ENGINE[fmt.family.value] != engine and not (engine == "ollama" and fmt.name == DEFAULT_FORMAT):
+                continue
+            choices.append((rec.cost_usd, -fmt.bits_per_weight, fmt.name, rec))
+        if not choices:
+            continue
+        _, _, name, rec = min(choices, key=lambda c: c[:3])
+        devices = rec.units * rec.hardware.chips if profile.split != "none" and engine != "ollama" else 1
+        inputs = CommandInputs(engine, name, catalog.assumptions.default_context, 1, devices, profile.default_kv_dtype)
+        built = launch_command(model, profile.memory_utilization, inputs)
+        if built is not None:
+            out.append(EngineSetup(profile.label, name, rec, built[0]))
+    return tuple(out)
 
 
 def recommended_per_finetune(catalog: Catalog, pairs: Sequence[PairData]) -> list[Recommended | None]:

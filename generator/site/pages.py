@@ -41,6 +41,7 @@ from generator.site.model_page import (
     memory_at,
     model_facts,
     need_table,
+    recommended_commands,
     recommended_per_finetune,
     recommended_per_format,
     related_models,
@@ -92,6 +93,7 @@ class ModelGroup:
         answers, recs = common_answers(catalog, model)
         hardware = list(catalog.hardware.values())
         data_bytes = encoded(model_asset(catalog, model))
+        recommended = recommended_per_format(catalog, pairs)
         return cls(
             catalog=catalog,
             model=model,
@@ -103,8 +105,9 @@ class ModelGroup:
                 "lead": lead(pairs, reference.slug, catalog.assumptions.verdict_tight_fraction),
                 "kv_formula": kv_formula(model),
                 "quality": model_quality(catalog, model),
-                "recommended": recommended_per_format(catalog, pairs),
+                "recommended": recommended,
                 "recommended_ft": recommended_per_finetune(catalog, pairs),
+                "engine_setups": recommended_commands(catalog, model, recommended),
                 "leaderboard": board,
                 "value_chart": value_chart(
                     [

@@ -39,6 +39,7 @@ function available(art, fmt, family) {
   if (family === "mlx") return art.mlx.length > 0;
   if (fmt === "AWQ") return art.awq.length > 0;
   if (fmt === "GPTQ") return art.gptq.length > 0;
+  if (fmt === "MXFP4") return art.mxfp4.length > 0;
   return true;
 }
 

@@ -8,7 +8,7 @@
 /**
  * @typedef {{ group: string, decimal: string, minus: string, percent: [string, string], usd: [string, string],
  *   units: [string, string, string, string] }} NumberSpec how a language writes numbers (from CLDR)
- * @typedef {{ gguf: string[], awq: string[], gptq: string[], fp8: string[], mlx: string[],
+ * @typedef {{ gguf: string[], awq: string[], gptq: string[], fp8: string[], mlx: string[], mxfp4: string[],
  *   ollama: string | null }} Artifacts published checkpoints of a model
  * @typedef {{ slug: string, hf_id: string, architecture: { num_layers: number }, vision: object | null }} CommandModel
  * @typedef {{ engine: string, quant: string, context: number, batch: number, gpus: number, kv_dtype: string,
@@ -116,8 +116,8 @@ function quote(word) {
 /** @param {string[]} parts */
 const join = (parts) => parts.map(quote).join(" ");
 
-/** @type {Record<string, "awq" | "gptq" | "fp8">} */
-const VLLM_REPOS = { AWQ: "awq", GPTQ: "gptq", FP8: "fp8" };
+/** @type {Record<string, "awq" | "gptq" | "fp8" | "mxfp4">} */
+const VLLM_REPOS = { AWQ: "awq", GPTQ: "gptq", FP8: "fp8", MXFP4: "mxfp4" };
 
 /**
  * [command text, repo id] that starts the model as `i` says, or null when the engine has no command
@@ -143,7 +143,7 @@ export function launchCommand(model, art, memoryUtilization, i) {
   if (i.engine === "vllm") {
     const family = VLLM_REPOS[i.quant];
     const repos = family ? art[family] : [];
-    if ((family === "awq" || family === "gptq") && !repos.length) return null;
+    if ((family === "awq" || family === "gptq" || family === "mxfp4") && !repos.length) return null;
     const repo = repos.length ? repos[0] : model.hf_id;
     const parts = ["vllm", "serve", repo, "--max-model-len", String(i.context)];
     parts.push("--gpu-memory-utilization", pyFloat(memoryUtilization));
@@ -285,7 +285,8 @@ export function valueChart(setups, g) {
  * @param {string} family
  */
 export function hasCheckpoint(art, fmt, family) {
-  const lists = { gguf: art.gguf, mlx: art.mlx, AWQ: art.awq, GPTQ: art.gptq };
-  const list = family === "gguf" || family === "mlx" ? lists[family] : fmt === "AWQ" || fmt === "GPTQ" ? lists[fmt] : null;
+  const lists = { gguf: art.gguf, mlx: art.mlx, AWQ: art.awq, GPTQ: art.gptq, MXFP4: art.mxfp4 };
+  const list = family === "gguf" || family === "mlx" ? lists[family]
+    : fmt === "AWQ" || fmt === "GPTQ" || fmt === "MXFP4" ? lists[fmt] : null;
   return list == null || list.length > 0;
 }
