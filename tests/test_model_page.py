@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from generator.content.catalog import Catalog
 from generator.site.model_page import kv_formula, lead
 from generator.site.pair_page import pair_data
@@ -80,3 +82,27 @@ def test_model_page_commands_start_the_cheapest_setup_per_engine(catalog: Catalo
                 assert f"--tensor-parallel-size {devices}" in s.command, s
             if engine.name == "llama.cpp":
                 assert s.command.startswith("llama-server ") and (devices == 1) == ("--split-mode" not in s.command)
+
+
+def test_related_models_are_the_family_similar_sizes_and_newer_ones(catalog: Catalog) -> None:
+    """Qwen3-30B-A3B's page: every other Qwen3 model (smallest first), models of other families within
+    1.5× its size (nearest first), and Alibaba's models released after it (newest first)."""
+    from generator.site.model_page import SIMILAR_SIZE, related_groups
+    from generator.sizing.params import count_params
+
+    everything = list(catalog.models.values())
+    model = catalog.model("qwen3-30b-a3b")
+    r = related_groups(model, everything)
+    size = {m.slug: count_params(m).total for m in everything}
+    family = {m.slug for m in everything if m.family == model.family and m.slug != model.slug}
+    assert {m.slug for m in r.family} == family and family
+    assert [size[m.slug] for m in r.family] == sorted(size[m.slug] for m in r.family)
+    assert r.size and all(m.family != model.family for m in r.size)
+    ratios = [size[m.slug] / size[model.slug] for m in r.size]
+    assert all(1 / SIMILAR_SIZE <= x <= SIMILAR_SIZE for x in ratios)
+    gaps = [abs(math.log(x)) for x in ratios]
+    assert gaps == sorted(gaps)
+    assert r.newer and all(m.organization == model.organization for m in r.newer)
+    assert model.release_date != "unknown"
+    dates = [m.release_date for m in r.newer]
+    assert all(d != "unknown" and d > model.release_date for d in dates) and dates == sorted(dates, reverse=True)

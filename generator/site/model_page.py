@@ -139,6 +139,46 @@ def related_models(model: Model, everything: Sequence[Model]) -> list[Model]:
     return sorted((m for m in everything if m.slug != model.slug), key=key)[:RELATED]
 
 
+@dataclasses.dataclass(frozen=True)
+class Related:
+    """Models a reader of one model's page compares it with: the rest of its family (smallest first), the
+    nearest in size from other families, and the organization's models released after it (newest first)."""
+
+    family: tuple[Model, ...]
+    size: tuple[Model, ...]
+    newer: tuple[Model, ...]
+
+
+# How far a "similar size" model may be from this one, as a ratio of total parameters, and how many.
+SIMILAR_SIZE = 1.5
+SIMILAR_COUNT = 6
+
+
+def related_groups(model: Model, everything: Sequence[Model]) -> Related:
+    """The model page's related models, each group in its own order (see :class:`Related`)."""
+    size = {m.slug: count_params(m).total for m in everything}
+    others = [m for m in everything if m.slug != model.slug]
+    mine = size[model.slug]
+    family = sorted((m for m in others if m.family == model.family), key=lambda m: (size[m.slug], m.slug))
+    near = [m for m in others if m.family != model.family and 1 / SIMILAR_SIZE <= size[m.slug] / mine <= SIMILAR_SIZE]
+    near.sort(key=lambda m: (abs(math.log(size[m.slug] / mine)), m.slug))
+    released = model.release_date
+    newer = (
+        sorted(
+            (
+                m
+                for m in others
+                if m.organization == model.organization and m.release_date != "unknown" and m.release_date > released
+            ),
+            key=lambda m: (m.release_date, m.slug),
+            reverse=True,
+        )
+        if released != "unknown"
+        else []
+    )
+    return Related(tuple(family), tuple(near[:SIMILAR_COUNT]), tuple(newer[:SIMILAR_COUNT]))
+
+
 # Kinds of accelerator a reader buys as a graphics card (the model page's lead names the smallest).
 CARD_KINDS = (HardwareKind.consumer_gpu, HardwareKind.workstation_gpu)
 # The order of verdicts in a leaderboard: fits well, then tight, then does not fit.

@@ -44,6 +44,7 @@ from generator.site.model_page import (
     recommended_commands,
     recommended_per_finetune,
     recommended_per_format,
+    related_groups,
     related_models,
 )
 from generator.site.pair_page import PairData, context_steps, pair_data
@@ -108,6 +109,7 @@ class ModelGroup:
                 "recommended": recommended,
                 "recommended_ft": recommended_per_finetune(catalog, pairs),
                 "engine_setups": recommended_commands(catalog, model, recommended),
+                "related": related_groups(model, list(catalog.models.values())),
                 "leaderboard": board,
                 "value_chart": value_chart(
                     [
