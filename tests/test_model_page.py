@@ -86,7 +86,7 @@ def test_model_page_commands_start_the_cheapest_setup_per_engine(catalog: Catalo
 
 def test_related_models_are_the_family_similar_sizes_and_newer_ones(catalog: Catalog) -> None:
     """Qwen3-30B-A3B's page: every other Qwen3 model (smallest first), models of other families within
-    1.5× its size (nearest first), and Alibaba's models released after it (newest first)."""
+    1.5× its size (nearest first), and Alibaba's models of other families released after it (newest first)."""
     from generator.site.model_page import SIMILAR_SIZE, related_groups
     from generator.sizing.params import count_params
 
@@ -102,7 +102,7 @@ def test_related_models_are_the_family_similar_sizes_and_newer_ones(catalog: Cat
     assert all(1 / SIMILAR_SIZE <= x <= SIMILAR_SIZE for x in ratios)
     gaps = [abs(math.log(x)) for x in ratios]
     assert gaps == sorted(gaps)
-    assert r.newer and all(m.organization == model.organization for m in r.newer)
+    assert r.newer and all(m.organization == model.organization and m.family != model.family for m in r.newer)
     assert model.release_date != "unknown"
     dates = [m.release_date for m in r.newer]
     assert all(d != "unknown" and d > model.release_date for d in dates) and dates == sorted(dates, reverse=True)

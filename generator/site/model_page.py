@@ -142,7 +142,8 @@ def related_models(model: Model, everything: Sequence[Model]) -> list[Model]:
 @dataclasses.dataclass(frozen=True)
 class Related:
     """Models a reader of one model's page compares it with: the rest of its family (smallest first), the
-    nearest in size from other families, and the organization's models released after it (newest first)."""
+    nearest in size from other families, and the organization's other families released after it (newest
+    first)."""
 
     family: tuple[Model, ...]
     size: tuple[Model, ...]
@@ -168,7 +169,10 @@ def related_groups(model: Model, everything: Sequence[Model]) -> Related:
             (
                 m
                 for m in others
-                if m.organization == model.organization and m.release_date != "unknown" and m.release_date > released
+                if m.organization == model.organization
+                and m.family != model.family  # the family is listed above
+                and m.release_date != "unknown"
+                and m.release_date > released
             ),
             key=lambda m: (m.release_date, m.slug),
             reverse=True,
