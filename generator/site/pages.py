@@ -52,7 +52,6 @@ from generator.site.quality import model_quality, quality_scale
 from generator.site.render import render_markdown
 from generator.site.routes import Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
-from generator.sizing.cost import offer_monthly
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import VISION_PROFILE, ratio_ranges
 from generator.sizing.params import count_params
@@ -277,9 +276,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus, g.shared["quality"]),
         "context_cells": context_cells(p, route.lang),
         # The cheapest offers with what renting the scenario's devices costs a month at the default hours.
-        "offer_rows": [
-            (o, offer_monthly(o, sc.gpus, p.hardware.chips, catalog.assumptions)) for o in p.offers[:OFFER_ROWS]
-        ],
+        "offer_rows": list(zip(p.offers, p.offer_months, strict=True))[:OFFER_ROWS],
         "describe": memory_descriptions(p, route.lang),
         "decode_ratio": ratio_ranges(catalog.calibration)[0],
     }

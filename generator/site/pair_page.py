@@ -12,6 +12,7 @@ from generator.content.catalog import Catalog
 from generator.content.schema import CloudOffer, EngineProfile, Hardware, Model, QuantFormat
 from generator.site.charts import MemoryChart, memory_bars
 from generator.site.commands import Command, commands, follow
+from generator.sizing.cost import offer_monthly
 from generator.sizing.estimate import Estimate, ScenarioError, estimate
 from generator.sizing.memory import memory
 from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario, default_scenario, facts_of
@@ -58,6 +59,8 @@ class PairData:
     smaller: FormatRow | None
     smaller_saving_bytes: int
     offers: tuple[CloudOffer, ...]
+    # What renting the scenario's devices costs a month at each offer's price, in the order of ``offers``.
+    offer_months: tuple[float, ...]
     memory_chart: MemoryChart
     finetune_gpus: tuple[int, int, int]
 
@@ -141,6 +144,7 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
     # Fine-tuning does not run on the inference engine: its devices are counted at the page's own scenario.
     per_gpu = (est if sc == own else estimate(model, hw, own, facts)).memory.usable_per_gpu_bytes
     ft = tuple(math.ceil(t.total_bytes / per_gpu) for t in est.finetune)
+    offers = catalog.offers_for(hw.slug)
     return PairData(
         model=model,
         hardware=hw,
@@ -155,7 +159,8 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
         smaller_saving_bytes=est.memory.weights_bytes - smaller.est.memory.weights_bytes
         if smaller and smaller.est
         else 0,
-        offers=catalog.offers_for(hw.slug),
+        offers=offers,
+        offer_months=tuple(offer_monthly(o, sc.gpus, hw.chips, catalog.assumptions) for o in offers),
         memory_chart=memory_bars(est),
         finetune_gpus=(ft[0], ft[1], ft[2]),
     )
