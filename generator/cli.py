@@ -186,13 +186,16 @@ def _stale_prices(catalog: Catalog, today: dt.date, max_price_age_days: int) -> 
         for p in catalog.api_prices
         if p.date_seen < limit
     ]
-    # A launch price is history by nature; what a unit sells for today (street, list, used) goes stale.
-    warnings += [
-        f"content/hardware/{h.slug}.yaml: {p.kind} price seen {p.date} is older than {max_price_age_days} days"
-        for h in catalog.hardware.values()
-        for p in h.prices
-        if p.kind in ("street", "list", "used") and p.date < limit
-    ]
+    # A launch price is history by nature; what a unit sells for today (street, list, used) goes stale,
+    # unless a newer price of the same kind replaces it (older ones stay as history).
+    for h in catalog.hardware.values():
+        for kind in ("street", "list", "used"):
+            newest = max((p.date for p in h.prices if p.kind == kind), default=None)
+            if newest is not None and newest < limit:
+                warnings.append(
+                    f"content/hardware/{h.slug}.yaml: newest {kind} price seen {newest} "
+                    f"is older than {max_price_age_days} days"
+                )
     return warnings
 
 
