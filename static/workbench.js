@@ -230,8 +230,9 @@ async function main(root, dataEl) {
    */
   function renderCommands(keys, s) {
     for (const code of /** @type {NodeListOf<WithData<"inputs">>} */ (document.querySelectorAll("[data-inputs]"))) {
+      // The block's inputs are the page's scenario but for those it names.
       /** @type {CommandInputs} */
-      const own = JSON.parse(code.dataset.inputs);
+      const own = { ...page.scenario, ...JSON.parse(code.dataset.inputs) };
       const profile = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === own.engine));
       /** @type {CommandInputs} */
       const scenario = { engine: s.engine, quant: s.quant, context: s.context, batch: s.batch,
@@ -313,6 +314,11 @@ async function main(root, dataEl) {
       if (shown instanceof Node) el.replaceChildren(shown);
       else el.textContent = shown;
     }
+    for (const el of /** @type {NodeListOf<WithData<"range">>} */ (document.querySelectorAll("[data-range]"))) {
+      const low = /** @type {keyof Estimate} */ (`${el.dataset.range}_low`);
+      const high = /** @type {keyof Estimate} */ (`${el.dataset.range}_high`);
+      el.textContent = `(${format(low, keys[low])}–${format(high, keys[high])})`;
+    }
     const banner = /** @type {HTMLElement} */ (document.getElementById("banner"));
     banner.className = `banner v-${keys.verdict}`;
     const p = /** @type {HTMLParagraphElement} */ (banner.querySelector("p"));
@@ -326,7 +332,7 @@ async function main(root, dataEl) {
       const chart = view.memoryBars(keys, data.memory_chart);
       const sizes = { weights: keys.weights_bytes, kv_cache: keys.kv_cache_bytes, overhead: keys.overhead_bytes };
       for (const [cls, x, w] of chart.segments) {
-        // The memory_chart macro draws all three bars, and a size label in those wide enough.
+        // The memory_chart macro draws the three bars; a size label goes in those wide enough.
         const rect = /** @type {SVGRectElement} */ (svg.querySelector(`rect.seg-${cls}`));
         rect.setAttribute("x", x.toFixed(1));
         rect.setAttribute("width", w.toFixed(1));
@@ -500,6 +506,7 @@ async function main(root, dataEl) {
         el.textContent = "—";
         el.dataset.value = "";
       }
+      for (const el of document.querySelectorAll("[data-range]")) el.textContent = "(—–—)";
       const banner = /** @type {HTMLElement} */ (document.getElementById("banner"));
       banner.className = "banner v-oom";
       /** @type {HTMLParagraphElement} */ (banner.querySelector("p")).textContent = problem;
@@ -674,6 +681,9 @@ async function main(root, dataEl) {
   fixKv();
   fixOffload();
   fixVision();
+  // The memory chart's frame came with the controls; render() places its bars.
+  const frame = /** @type {HTMLTemplateElement} */ (document.getElementById("wb-memchart"));
+  document.getElementById("memslot")?.replaceChildren(frame.content.cloneNode(true));
   update();
   root.dataset.ready = "1";
 }

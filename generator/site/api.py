@@ -101,21 +101,27 @@ class QualityInfo(Payload):
 
 
 class MatrixRow(Payload):
-    """One weight format on the pair's hardware with its natural engine."""
+    """One weight format that runs on the pair's hardware, with its natural engine."""
 
     quant: str
     engine: str
-    supported: bool
-    reason: str | None
-    weights_bytes: int | None
-    kv_cache_bytes: int | None
-    total_bytes: int | None
-    decode_tok_s: float | None
+    weights_bytes: int
+    kv_cache_bytes: int
+    total_bytes: int
+    decode_tok_s: float
     decode_tok_s_low: float | None
     decode_tok_s_high: float | None
-    verdict: Verdict | None
+    verdict: Verdict
     min_gpus: int | None
     quality: Literal["lossless", "near_lossless", "balanced", "low_vram", "heavy_loss"] | None
+
+
+class Unavailable(Payload):
+    """A weight format that does not run on the pair's hardware, and why."""
+
+    quant: str
+    engine: str
+    reason: str
 
 
 class ContextJSON(Payload):
@@ -141,6 +147,7 @@ class PairJSON(Payload):
     url: str
     estimate: EstimateJSON
     quant_matrix: list[MatrixRow]
+    unavailable: list[Unavailable]
     context_scaling: list[ContextJSON]
 
 
@@ -372,22 +379,19 @@ def estimate_json(est: Estimate) -> EstimateJSON:
     return EstimateJSON.model_validate(est.to_dict())
 
 
-def _matrix_row(r: FormatRow, quality: Mapping[str, Quality]) -> MatrixRow:
-    e = r.est
+def _matrix_row(r: FormatRow, e: Estimate, quality: Mapping[str, Quality]) -> MatrixRow:
     q = quality.get(r.fmt.name)
     return MatrixRow(
         quant=r.fmt.name,
         engine=r.engine.name,
-        supported=e is not None,
-        reason=r.reason or None,
-        weights_bytes=e.memory.weights_bytes if e else None,
-        kv_cache_bytes=e.memory.kv_cache_bytes if e else None,
-        total_bytes=e.memory.total_bytes if e else None,
-        decode_tok_s=e.speed.decode_tok_s if e else None,
-        decode_tok_s_low=e.speed_range.decode_low if e else None,
-        decode_tok_s_high=e.speed_range.decode_high if e else None,
-        verdict=e.memory.verdict if e else None,
-        min_gpus=e.min_gpus if e else None,
+        weights_bytes=e.memory.weights_bytes,
+        kv_cache_bytes=e.memory.kv_cache_bytes,
+        total_bytes=e.memory.total_bytes,
+        decode_tok_s=e.speed.decode_tok_s,
+        decode_tok_s_low=e.speed_range.decode_low,
+        decode_tok_s_high=e.speed_range.decode_high,
+        verdict=e.memory.verdict,
+        min_gpus=e.min_gpus,
         quality=q.label if q else None,
     )
 
@@ -414,7 +418,10 @@ def pair_json(p: PairData, quality: Mapping[str, Quality]) -> PairJSON:
         hardware=p.hardware.slug,
         url=routes.page_path("pair", "en", p.model.slug, p.hardware.slug),
         estimate=estimate_json(p.est),
-        quant_matrix=[_matrix_row(r, quality) for r in p.matrix],
+        quant_matrix=[_matrix_row(r, r.est, quality) for r in p.matrix if r.est],
+        unavailable=[
+            Unavailable(quant=r.fmt.name, engine=r.engine.name, reason=r.reason) for r in p.matrix if not r.est
+        ],
         context_scaling=[_context_row(r, p.kv16, p.kv8) for r in p.contexts],
     )
 

@@ -20,8 +20,9 @@ from generator.site.render import environment
 from generator.sizing.estimate import fill
 from generator.sizing.memory import vision_size
 
-# Format, quality label, engine, weights, total, decode, verdict badge, fewest devices.
-MatrixCells = tuple[str, str, str, str, str, Markup, Markup, str]
+# Format, quality label, engine, total, decode, verdict badge, fewest devices (a format's weights are
+# the same on every accelerator: the model page lists them).
+MatrixCells = tuple[str, str, str, str, Markup, Markup, str]
 # Context, KV and total (with badge) at 16-bit KV, the same at 8-bit KV.
 ContextCells = tuple[str, str, Markup, str, Markup]
 
@@ -43,7 +44,6 @@ def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Qu
                 r.fmt.name,
                 words.get(r.fmt.name, "—"),
                 r.engine.label,
-                fmt.bytes(m.weights_bytes),
                 fmt.bytes(m.total_bytes),
                 # Every row's range is the same multiple of its figure: the table states it once. A
                 # format that does not fit has no speed here (the fewest devices column says what would).

@@ -8,7 +8,6 @@ import math
 from collections.abc import Sequence
 
 from generator.site.i18n import NumberFormat
-from generator.sizing.estimate import Estimate
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,20 +44,6 @@ class MemoryChart:
     segments: tuple[Segment, ...]
     usable_x: float
     label_end: bool
-
-
-def memory_bars(est: Estimate) -> MemoryChart:
-    """Segments of the memory chart (weights, KV cache, runtime) in SVG units, and the usable-memory mark."""
-    m = est.memory
-    return bars_of(
-        {
-            "weights_bytes": m.weights_bytes,
-            "kv_cache_bytes": m.kv_cache_bytes,
-            "overhead_bytes": m.overhead_bytes,
-            "total_bytes": m.total_bytes,
-            "usable_bytes": m.usable_bytes,
-        }
-    )
 
 
 def bars_of(keys: dict[str, int]) -> MemoryChart:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from generator.content.catalog import Catalog
@@ -34,8 +34,13 @@ class CommandInputs:
     vision: bool = False
 
     def to_json(self) -> dict[str, object]:
-        """The inputs as the page embeds them for the workbench (``data-inputs``)."""
+        """Every input, by name."""
         return dataclasses.asdict(self)
+
+    def differences(self, page: Mapping[str, object]) -> dict[str, object]:
+        """The inputs that differ from the page's scenario (``page``, as ``Scenario.inputs`` gives it):
+        what a pair page embeds for the workbench (``data-inputs``), which reads the rest from the page."""
+        return {k: v for k, v in self.to_json().items() if page.get(k) != v}
 
 
 @dataclasses.dataclass(frozen=True)

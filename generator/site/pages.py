@@ -53,7 +53,7 @@ from generator.site.render import render_markdown
 from generator.site.routes import Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
 from generator.sizing.devices import device_view
-from generator.sizing.estimate import VISION_PROFILE, ratio_ranges
+from generator.sizing.estimate import VISION_PROFILE
 from generator.sizing.params import count_params
 from generator.sizing.scenario import DEFAULT_FORMAT
 from generator.sizing.weights import weight_bytes
@@ -248,7 +248,7 @@ def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
 
 
 # Cloud offers a pair page lists (its hardware page lists them all).
-OFFER_ROWS = 5
+OFFER_ROWS = 3
 
 
 def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
@@ -275,10 +275,12 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "stale_before": catalog.stale_before,
         "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus, g.shared["quality"]),
         "context_cells": context_cells(p, route.lang),
+        # Whether a card is several devices or a format needs more than one (the matrix then says how
+        # the engines use them).
+        "several_devices": p.hardware.chips > 1 or any(r.est and r.est.min_gpus != 1 for r in p.matrix),
         # The cheapest offers with what renting the scenario's devices costs a month at the default hours.
         "offer_rows": list(zip(p.offers, p.offer_months, strict=True))[:OFFER_ROWS],
         "describe": memory_descriptions(p, route.lang),
-        "decode_ratio": ratio_ranges(catalog.calibration)[0],
     }
 
 

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 from generator.content.catalog import Catalog
 from generator.content.schema import CloudOffer, EngineProfile, Hardware, Model, QuantFormat
-from generator.site.charts import MemoryChart, memory_bars
 from generator.site.commands import Command, commands, follow
 from generator.sizing.cost import offer_monthly
 from generator.sizing.estimate import Estimate, ScenarioError, estimate
@@ -55,13 +54,9 @@ class PairData:
     kv16: str
     kv8: str
     commands: tuple[Command, ...]
-    kv8_saving_bytes: int
-    smaller: FormatRow | None
-    smaller_saving_bytes: int
     offers: tuple[CloudOffer, ...]
     # What renting the scenario's devices costs a month at each offer's price, in the order of ``offers``.
     offer_months: tuple[float, ...]
-    memory_chart: MemoryChart
     finetune_gpus: tuple[int, int, int]
 
     @property
@@ -134,13 +129,6 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
     own_matrix = matrix if sc == own else quant_matrix(catalog, model, hw, own.context)
     blocks = commands(catalog, model, hw, own_matrix, own.context)
     contexts, kv16, kv8 = context_rows(catalog, model, hw, est)
-    kv8_est = estimate(model, hw, sc.with_(kv=catalog.kv_dtype(kv8)), facts)
-    cheaper = [
-        r
-        for r in matrix
-        if r.est and r.engine.name == sc.engine.name and r.fmt.bits_per_weight < sc.fmt.bits_per_weight
-    ]
-    smaller = max(cheaper, key=lambda r: r.fmt.bits_per_weight, default=None)
     # Fine-tuning does not run on the inference engine: its devices are counted at the page's own scenario.
     per_gpu = (est if sc == own else estimate(model, hw, own, facts)).memory.usable_per_gpu_bytes
     ft = tuple(math.ceil(t.total_bytes / per_gpu) for t in est.finetune)
@@ -154,13 +142,7 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
         kv16=kv16,
         kv8=kv8,
         commands=blocks if sc == own else follow(blocks, model, hw, est, facts, catalog),
-        kv8_saving_bytes=est.memory.total_bytes - kv8_est.memory.total_bytes,
-        smaller=smaller,
-        smaller_saving_bytes=est.memory.weights_bytes - smaller.est.memory.weights_bytes
-        if smaller and smaller.est
-        else 0,
         offers=offers,
         offer_months=tuple(offer_monthly(o, sc.gpus, hw.chips, catalog.assumptions) for o in offers),
-        memory_chart=memory_bars(est),
         finetune_gpus=(ft[0], ft[1], ft[2]),
     )

@@ -127,10 +127,11 @@ def helpers(lang: str) -> dict[str, Any]:
         return Markup('<span data-field="{}">{}</span>').format(key, shown)
 
     def field_range(key: str, low: float | None, high: float | None) -> Markup:
-        """The range of a speed the workbench updates, as ``key_low``/``key_high`` fields."""
+        """The range of a speed the workbench updates in place: ``data-range`` names the speed, whose
+        ``key_low`` and ``key_high`` estimate keys it shows."""
         if low is None or high is None:
             return Markup("")
-        return range_span(field(f"{key}_low", fmt.sig(low)), field(f"{key}_high", fmt.sig(high)))
+        return Markup(' <span class="range" data-range="{}">({}–{})</span>').format(key, fmt.sig(low), fmt.sig(high))
 
     return {
         "field": field,

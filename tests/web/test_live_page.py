@@ -30,13 +30,13 @@ from tests.web import gates
 from tests.web.test_workbench import DEFAULT, MODEL, assert_same, cli, shown
 
 # What the page's sections say, keyed by their heading id, without what only the browser adds (the
-# workbench, copy buttons, the default-scenario notes) and with whitespace collapsed.
+# workbench, the memory chart it draws, copy buttons, the default-scenario notes) and with whitespace collapsed.
 SECTIONS = """(root) => {
   const main = root.querySelector("main").cloneNode(true);
-  main.querySelectorAll("#workbench, button.copy, [data-default-note], script").forEach((e) => e.remove());
+  main.querySelectorAll("#workbench, #memslot, button.copy, [data-default-note], script").forEach((e) => e.remove());
   const out = {};
-  for (const s of main.querySelectorAll("section[aria-labelledby]")) {
-    out[s.getAttribute("aria-labelledby")] = {
+  for (const s of main.querySelectorAll("section")) {
+    out[s.querySelector("h2").id] = {
       text: s.textContent.replace(/\\s+/g, " ").trim(),
       static: s.hasAttribute("data-static"),
       fields: Object.fromEntries([...s.querySelectorAll("[data-field]")].map((e) => [e.dataset.field, e.textContent])),

@@ -248,8 +248,8 @@ def test_scenario_lives_in_the_url_and_across_languages(page: Any, base_url: str
     assert "engine=" not in page.url  # only what differs from the page's own scenario
     # The memory table says what it now holds; sections the workbench does not recompute say so.
     assert page.inner_text("[data-describe=kv]") == "16,384 tokens × 2 sequences in q8_0"
-    assert page.is_visible("section[aria-labelledby=matrix-h] [data-default-note]")
-    assert "Q4_K_M on llama.cpp, 8K tokens" in page.inner_text("section[aria-labelledby=matrix-h] [data-default-note]")
+    assert page.is_visible("section:has(> #matrix-h) [data-default-note]")
+    assert "Q4_K_M on llama.cpp, 8K tokens" in page.inner_text("section:has(> #matrix-h) [data-default-note]")
     expected = cli(MODEL, HARDWARE, {**s, "offload": 0.0})
     page.reload()
     page.wait_for_selector("#workbench[data-ready]")
