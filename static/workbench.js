@@ -37,7 +37,7 @@
  *   family_engine: Record<FormatFamily, import("./sizing.js").EngineName>, memory_chart: ChartGeometry }} SharedData
  *   sizing-data.json
  * @typedef {{ tok_s: string, seconds: string, tokens: string, comfortable: string, tight: string, oom: string,
- *   banner: string, short: string, headroom: string, usable: string, sim_prefill: string, sim_decode: string,
+ *   banner: string, short: string, headroom: string, usable: string, range_extrapolated: string, sim_prefill: string, sim_decode: string,
  *   sim_done: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "weights_vision" | "weights_text" |
  *   "weights_host_vision" | "weights_host_text" | "kv_one" |
  *   "kv_many" | "runtime" | "host_both" | "host_layers" | "host_embedding" | "static_one" | "static_many", string>
@@ -317,7 +317,10 @@ async function main(root, dataEl) {
     for (const el of /** @type {NodeListOf<WithData<"range">>} */ (document.querySelectorAll("[data-range]"))) {
       const low = /** @type {keyof Estimate} */ (`${el.dataset.range}_low`);
       const high = /** @type {keyof Estimate} */ (`${el.dataset.range}_high`);
-      el.textContent = `(${format(low, keys[low])}–${format(high, keys[high])})`;
+      const values = { low: String(format(low, keys[low])), high: String(format(high, keys[high])) };
+      // Decode has its own calibration; prefill and time to first token share one.
+      const wide = el.dataset.range === "decode_tok_s" ? keys.decode_extrapolated : keys.prefill_extrapolated;
+      el.textContent = wide ? interpolate(t.range_extrapolated, values) : `(${values.low}–${values.high})`;
     }
     const banner = /** @type {HTMLElement} */ (document.getElementById("banner"));
     banner.className = `banner v-${keys.verdict}`;

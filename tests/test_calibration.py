@@ -12,8 +12,8 @@ from generator.content.catalog import Catalog
 from generator.content.schema import PrefillFit
 from generator.publish.calibration import render_calibration
 from generator.sizing.calibrate import Fits, abs_errors, points, predictions, prompt_tokens
-from generator.sizing.estimate import estimate
-from generator.sizing.scenario import Facts, calibration_for, class_label, class_levels, hardware_class, pick
+from generator.sizing.estimate import Estimate, estimate
+from generator.sizing.scenario import Facts, Scenario, calibration_for, class_label, class_levels, hardware_class, pick
 from tests.conftest import CONTENT, scenario
 
 
@@ -90,10 +90,41 @@ def test_mixture_of_experts_prefill_is_a_share_of_the_dense_efficiency(catalog: 
     assert 0 < factor.moe_factor < 1 and factor.rows >= 10
     dense = next(f for f in cal.prefill_fits if (f.engine, f.hardware_class) == ("llama.cpp", "nvidia-consumer_gpu"))
     hw = catalog.hw("rtx-4090")
-    moe, note = calibration_for(facts, "llama.cpp", hw, catalog.model("qwen3-30b-a3b"))
+    moe, note, _ = calibration_for(facts, "llama.cpp", hw, catalog.model("qwen3-30b-a3b"))
     assert moe.compute_efficiency == pytest.approx(dense.compute_efficiency * factor.moe_factor, rel=1e-12)
     assert note.endswith(
         f"× {factor.moe_factor:g} for mixture-of-experts models (llama.cpp, {factor.rows} measurements)"
     )
-    plain, _ = calibration_for(facts, "ollama", hw, catalog.model("qwen2-5-coder-32b-instruct"))
+    plain, _, _ = calibration_for(facts, "ollama", hw, catalog.model("qwen2-5-coder-32b-instruct"))
     assert plain.compute_efficiency == dense.compute_efficiency
+
+
+def test_a_speed_without_measurements_of_its_engine_and_class_is_extrapolated_with_the_wider_range(
+    catalog: Catalog, facts: Facts
+) -> None:
+    """vLLM has no decode measurement: on an H100 it borrows llama.cpp's HBM fit, says so, and its range
+    is the leave-one-class-out one; llama.cpp on a GeForce card and SGLang on the H20 it was measured on
+    are backed by their own measurements."""
+    cal = catalog.calibration
+    assert cal is not None and cal.decode is not None
+    model = catalog.model("qwen2-5-7b-instruct")
+
+    def run(engine: str, hw: str, quant: str) -> Estimate:
+        eng = catalog.engine(engine)
+        sc = Scenario(fmt=catalog.format(quant), kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=8192)
+        return estimate(model, catalog.hw(hw), sc, facts)
+
+    vllm = run("vllm", "h100-sxm", "BF16")
+    assert vllm.extrapolated[0] and "none for vllm on HBM accelerators" in vllm.calibration_note
+    assert vllm.speed_range.decode_low == pytest.approx(vllm.speed.decode_tok_s * cal.decode.extrapolated_low)
+    assert vllm.speed_range.decode_high == pytest.approx(vllm.speed.decode_tok_s * cal.decode.extrapolated_high)
+    assert vllm.to_dict()["decode_extrapolated"] is True
+    for engine, hw, quant in (("llama.cpp", "rtx-4090", "Q4_K_M"), ("sglang", "h20-96gb", "BF16")):
+        backed = run(engine, hw, quant)
+        assert not backed.extrapolated[0], (engine, hw)
+        assert backed.speed_range.decode_high == pytest.approx(backed.speed.decode_tok_s * cal.decode.ratio_high)
+    # Extrapolated ranges are never narrower than the measured ones.
+    for summary in (cal.decode, cal.prefill):
+        assert summary is not None
+        assert summary.extrapolated_low <= summary.ratio_low and summary.extrapolated_high >= summary.ratio_high
+        assert summary.leave_one_class_out >= summary.leave_one_hardware_out

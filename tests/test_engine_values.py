@@ -269,7 +269,7 @@ def test_dual_chip_decode_reads_at_one_chips_bandwidth_under_layer_split(catalog
     fused = estimate(model, as_one_device, scenario(catalog), facts)  # type: ignore[arg-type]
     # Halving the bandwidth adds the fused device's whole memory-read time to each token:
     # 1/two - 1/fused = bytes per token / (efficiency × 3.2 TB/s); the per-layer latency is the same.
-    cal, _ = calibration_for(facts, "llama.cpp", card, model)  # type: ignore[arg-type]
+    cal, _, _ = calibration_for(facts, "llama.cpp", card, model)  # type: ignore[arg-type]
     read_s = fused.speed.decode_bytes_per_step / (cal.bandwidth_efficiency * 3200e9)
     assert 1 / two.speed.decode_tok_s - 1 / fused.speed.decode_tok_s == pytest.approx(read_s, rel=1e-9)
     assert two.speed.decode_tok_s < 0.75 * fused.speed.decode_tok_s

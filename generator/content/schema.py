@@ -654,7 +654,11 @@ class ErrorSummary(Frozen):
     Errors are medians of |predicted − measured| / measured. Out of sample, each hardware entry (or
     model) is predicted by constants fitted without any of its rows. ``ratio_low``/``ratio_high``
     are the 10th and 90th percentiles of measured ÷ predicted over the leave-one-hardware-out
-    predictions: every speed on the site is shown with that range.
+    predictions: every speed backed by measurements of its engine and device class is shown with
+    that range. ``leave_one_class_out`` and ``extrapolated_low``/``extrapolated_high`` do the same
+    leaving out each engine × device class at a time (decode: memory technology; prefill: vendor), so
+    its speeds come from another class's or engine's fit: the error and range of a speed the site
+    extrapolates.
     """
 
     rows: NonNegativeInt
@@ -665,6 +669,9 @@ class ErrorSummary(Frozen):
     leave_one_model_out: Annotated[float, Field(ge=0, le=100)]
     ratio_low: Annotated[float, Field(gt=0, le=100)]
     ratio_high: Annotated[float, Field(gt=0, le=100)]
+    leave_one_class_out: Annotated[float, Field(ge=0, le=100)]
+    extrapolated_low: Annotated[float, Field(gt=0, le=100)]
+    extrapolated_high: Annotated[float, Field(gt=0, le=100)]
 
     @property
     def out_of_sample(self) -> float:

@@ -82,6 +82,8 @@ class EstimateJSON(Payload):
     breakeven_months: float | None
     api_usd_per_mtok: float | None
     calibration: str
+    decode_extrapolated: bool
+    prefill_extrapolated: bool
     warnings: list[str]
 
 

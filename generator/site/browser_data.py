@@ -84,7 +84,18 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
         },
         # The comparison menu: every accelerator (the page's own is skipped in the browser).
         "hardware_names": [[hw.slug, hw.name] for hw in catalog.hardware.values()],
-        "ranges": dict(zip(("decode", "prefill"), ratio_ranges(catalog.calibration), strict=True)),
+        # Measured ÷ predicted out of sample: where the engine's measurements on the device's class back
+        # a speed, and where they do not (estimate.ratio_ranges).
+        "ranges": {
+            **dict(zip(("decode", "prefill"), ratio_ranges(catalog.calibration), strict=True)),
+            **dict(
+                zip(
+                    ("decode_extrapolated", "prefill_extrapolated"),
+                    ratio_ranges(catalog.calibration, (True, True)),
+                    strict=True,
+                )
+            ),
+        },
         # Tables Python and the browser must agree on: the engine each format family runs on by
         # default, and the memory chart's geometry.
         "family_engine": FAMILY_ENGINE,

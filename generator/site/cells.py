@@ -47,7 +47,10 @@ def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Qu
                 fmt.bytes(m.total_bytes),
                 # Every row's range is the same multiple of its figure: the table states it once. A
                 # format that does not fit has no speed here (the fewest devices column says what would).
-                Markup(fmt.sig(e.speed.decode_tok_s)) if m.verdict != "oom" else Markup("—"),  # unit in the header
+                # An asterisk marks a speed no measurement of its engine on this class of device backs.
+                Markup(fmt.sig(e.speed.decode_tok_s) + ("*" if e.extrapolated[0] else ""))
+                if m.verdict != "oom"
+                else Markup("—"),  # unit in the header
                 badge(m.verdict),
                 fmt.num(e.min_gpus) if e.min_gpus else more,
             )

@@ -277,6 +277,8 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "context_cells": context_cells(p, route.lang),
         # Whether a card is several devices or a format needs more than one (the matrix then says how
         # the engines use them).
+        # Whether a decode speed the matrix shows is extrapolated (marked with an asterisk).
+        "extrapolated_rows": any(r.est and r.est.extrapolated[0] and r.est.memory.verdict != "oom" for r in p.matrix),
         "several_devices": p.hardware.chips > 1 or any(r.est and r.est.min_gpus != 1 for r in p.matrix),
         # The cheapest offers with what renting the scenario's devices costs a month at the default hours.
         "offer_rows": list(zip(p.offers, p.offer_months, strict=True))[:OFFER_ROWS],

@@ -280,6 +280,12 @@ def model_key(p: Point) -> str:
     return p.model.slug
 
 
+def class_key(p: Point) -> str:
+    """The engine × device class a point backs: decode by memory technology, prefill by vendor (what
+    a speed falls back from when its class has no measurements, see scenario.pick)."""
+    return f"{p.engine}|{p.hw_class.split('-')[0]}"
+
+
 def held_out(pts: Sequence[Point], key: Callable[[Point], str]) -> list[Prediction]:
     """Out-of-sample predictions: each group's points predicted by a fit made without that group
     (a point nothing else can predict, e.g. the only measurement of its kind, is left out)."""
@@ -302,31 +308,48 @@ def _median_error(preds: Iterable[Prediction], decode: bool) -> float:
 
 def summaries(pts: Sequence[Point], fits: Fits) -> tuple[ErrorSummary | None, ErrorSummary | None]:
     """The decode and the prefill summary, from one pass of each held-out fit."""
-    by_hw = held_out(pts, hardware_key)
-    by_model = held_out(pts, model_key)
-    return _summarize(pts, fits, by_hw, by_model, True), _summarize(pts, fits, by_hw, by_model, False)
+    held = {
+        "hardware": held_out(pts, hardware_key),
+        "model": held_out(pts, model_key),
+        "class": held_out(pts, class_key),
+    }
+    return _summarize(pts, fits, held, True), _summarize(pts, fits, held, False)
 
 
-def _summarize(
-    pts: Sequence[Point], fits: Fits, by_hw: Sequence[Prediction], by_model: Sequence[Prediction], decode: bool
-) -> ErrorSummary | None:
-    """In-sample and held-out errors of one kind, and the out-of-sample range of measured ÷ predicted."""
-    mine = [p for p in pts if p.decode == decode]
-    if len(mine) < 2:
-        return None
-    ratios = sorted(p.ratio for p in by_hw if p.point.decode == decode)
+def _cuts(preds: Sequence[Prediction], decode: bool) -> tuple[float, float] | None:
+    """The 10th and 90th percentiles of measured ÷ predicted over held-out predictions of one kind."""
+    ratios = sorted(p.ratio for p in preds if p.point.decode == decode)
     if len(ratios) < 2:
         return None
     cuts = statistics.quantiles(ratios, n=10, method="inclusive")
+    return _round(cuts[0]), _round(cuts[-1])
+
+
+def _summarize(
+    pts: Sequence[Point], fits: Fits, held: Mapping[str, Sequence[Prediction]], decode: bool
+) -> ErrorSummary | None:
+    """In-sample and held-out errors of one kind, and the out-of-sample ranges of measured ÷ predicted
+    (held-out hardware; held-out engine × class, for speeds the site extrapolates)."""
+    mine = [p for p in pts if p.decode == decode]
+    if len(mine) < 2:
+        return None
+    measured, extrapolated = _cuts(held["hardware"], decode), _cuts(held["class"], decode)
+    if measured is None:
+        return None
+    # A range for extrapolated speeds is never narrower than the measured one.
+    wide = (min(extrapolated[0], measured[0]), max(extrapolated[1], measured[1])) if extrapolated else measured
     return ErrorSummary(
         rows=len(mine),
         hardware=len({hardware_key(p) for p in mine}),
         models=len({model_key(p) for p in mine}),
         in_sample=_median_error(predictions(mine, fits), decode),
-        leave_one_hardware_out=_median_error(by_hw, decode),
-        leave_one_model_out=_median_error(by_model, decode),
-        ratio_low=_round(cuts[0]),
-        ratio_high=_round(cuts[-1]),
+        leave_one_hardware_out=_median_error(held["hardware"], decode),
+        leave_one_model_out=_median_error(held["model"], decode),
+        ratio_low=measured[0],
+        ratio_high=measured[1],
+        leave_one_class_out=_median_error(held["class"], decode),
+        extrapolated_low=wide[0],
+        extrapolated_high=wide[1],
     )
 
 

@@ -7,7 +7,7 @@ import functools
 import re
 from typing import Any
 
-from generator.content.schema import Assumptions, Calibration, Hardware, HardwareKind, Model
+from generator.content.schema import Assumptions, Calibration, ErrorSummary, Hardware, HardwareKind, Model
 from generator.sizing.cost import Cost, cost
 from generator.sizing.devices import device_view
 from generator.sizing.finetune import FineTune, finetune
@@ -71,6 +71,8 @@ class Estimate:
     speed: Speed
     speed_range: SpeedRange
     calibration_note: str
+    # Decode, prefill: whether no measurement of the engine on the device's class backs the speed.
+    extrapolated: tuple[bool, bool]
     cost: Cost
     warnings: tuple[str, ...]
     assumptions: Assumptions
@@ -151,17 +153,32 @@ class Estimate:
             "breakeven_months": c.breakeven_months,
             "api_usd_per_mtok": c.api.output_usd_per_mtok if c.api else None,
             "calibration": self.calibration_note,
+            "decode_extrapolated": self.extrapolated[0],
+            "prefill_extrapolated": self.extrapolated[1],
             "warnings": list(self.warnings),
         }
 
 
-def ratio_ranges(cal: Calibration | None) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
-    """(low, high) of measured ÷ predicted out of sample, for decode and for prefill."""
+Ratios = tuple[float, float]
+
+
+def ratio_ranges(
+    cal: Calibration | None, extrapolated: tuple[bool, bool] = (False, False)
+) -> tuple[Ratios | None, Ratios | None]:
+    """(low, high) of measured ÷ predicted out of sample, for decode and for prefill: held out by
+    hardware entry where the engine's measurements on the device's class back the speed, held out by
+    engine × class where they do not (``extrapolated``)."""
     if cal is None:
         return None, None
-    dec = (cal.decode.ratio_low, cal.decode.ratio_high) if cal.decode else None
-    pre = (cal.prefill.ratio_low, cal.prefill.ratio_high) if cal.prefill else None
-    return dec, pre
+
+    def pair(summary: ErrorSummary | None, wide: bool) -> Ratios | None:
+        if summary is None:
+            return None
+        return (
+            (summary.extrapolated_low, summary.extrapolated_high) if wide else (summary.ratio_low, summary.ratio_high)
+        )
+
+    return pair(cal.decode, extrapolated[0]), pair(cal.prefill, extrapolated[1])
 
 
 def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
@@ -205,7 +222,7 @@ def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tu
     verdict = memory(model, weights, device, sc, a.verdict_tight_fraction).verdict
     if verdict == "oom":
         return verdict, None
-    cal, _ = calibration_for(facts, sc.engine.name, device, model)
+    cal, _, _ = calibration_for(facts, sc.engine.name, device, model)
     return verdict, _speed(model, params, weights, device, sc, a, cal).decode_tok_s
 
 
@@ -259,7 +276,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
         ),
         None,
     )
-    cal, note = calibration_for(facts, sc.engine.name, hw, model)
+    cal, note, extrapolated = calibration_for(facts, sc.engine.name, hw, model)
     spd = _speed(model, params, weights, hw, sc, a, cal)
     warnings = []
     mismatch = declared_mismatch(model, params)
@@ -288,8 +305,9 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
         memory=m,
         min_gpus=min_gpus,
         speed=spd,
-        speed_range=speed_range(spd, *ratio_ranges(facts.calibration)),
+        speed_range=speed_range(spd, *ratio_ranges(facts.calibration, extrapolated)),
         calibration_note=note,
+        extrapolated=extrapolated,
         cost=cost(
             hw,
             model.slug,

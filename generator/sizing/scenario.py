@@ -102,7 +102,7 @@ class Facts:
         return _grouped(self.api_prices, lambda p: p.model)
 
     @functools.cached_property
-    def _calibrations(self) -> dict[tuple[str, str, str, bool], tuple[SpeedConstants, str]]:
+    def _calibrations(self) -> dict[tuple[str, str, str, bool], CalibrationPick]:
         return {}
 
     def offers_for(self, hardware: str) -> tuple[CloudOffer, ...]:
@@ -212,9 +212,21 @@ def moe_factor(fits: Sequence[MoEFit], engine: str) -> tuple[float, str]:
     return 1.0, "no mixture-of-experts measurements"
 
 
-def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> tuple[SpeedConstants, str]:
-    """The fitted speed constants for ``engine`` running ``model`` on ``hw``, and a note saying
-    which fits were used (looked up once per engine, device class and dense or MoE model)."""
+def extrapolated(fit: DecodeFit | PrefillFit, engine: str) -> bool:
+    """Whether a picked fit is another engine's or the all-hardware one: no measurement of ``engine``
+    on the device's class backs the speed (its range is then the leave-one-class-out one)."""
+    return fit.hardware_class == "*" or fit.engine not in (engine, _SAME_KERNELS.get(engine))
+
+
+# The fitted constants, a note saying which fits were used, and whether decode and prefill are
+# extrapolated (see ``extrapolated``).
+CalibrationPick = tuple[SpeedConstants, str, tuple[bool, bool]]
+
+
+def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> CalibrationPick:
+    """The fitted speed constants for ``engine`` running ``model`` on ``hw``, a note saying which fits
+    were used, and whether each is extrapolated (looked up once per engine, device class and dense or
+    MoE model)."""
     key = (engine, memory_class(hw), hardware_class(hw), bool(model.moe))
     found = facts._calibrations.get(key)
     if found is None:
@@ -222,7 +234,7 @@ def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> tu
     return found
 
 
-def _calibration(facts: Facts, engine: str, hw: Hardware, model: Model) -> tuple[SpeedConstants, str]:
+def _calibration(facts: Facts, engine: str, hw: Hardware, model: Model) -> CalibrationPick:
     cal = facts.calibration
     if cal is None:
         raise LookupError("no calibration: run `make calibrate`")
@@ -234,7 +246,7 @@ def _calibration(facts: Facts, engine: str, hw: Hardware, model: Model) -> tuple
         efficiency *= factor
         pre_note += f" {moe_note}"
     constants = SpeedConstants(dec.bandwidth_efficiency, dec.per_layer_latency_s, efficiency)
-    return constants, f"decode: {dec_note}; prefill: {pre_note}"
+    return constants, f"decode: {dec_note}; prefill: {pre_note}", (extrapolated(dec, engine), extrapolated(pre, engine))
 
 
 # What a page, the CLI and the workbench start from when nothing else is chosen.

@@ -64,7 +64,9 @@
  * @typedef {{ engine: EngineName, hardware_class: string, compute_efficiency: number, rows: number }} PrefillFit
  * @typedef {{ engine: EngineName, moe_factor: number, rows: number }} MoEFit
  * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[] }} Calibration
- * @typedef {{ decode: [number, number] | null, prefill: [number, number] | null }} Ranges
+ * @typedef {{ decode: [number, number] | null, prefill: [number, number] | null,
+ *   decode_extrapolated: [number, number] | null, prefill_extrapolated: [number, number] | null }} Ranges
+ *   out of sample by hardware entry, and by engine × class for speeds no measurement of their class backs
  *   low and high measured ÷ predicted, out of sample
  * @typedef {{ provider: string, instance: string, hardware: string, gpus: number, usd_per_hour: number,
  *   billing: string, date_seen: string }} CloudOffer
@@ -646,16 +648,20 @@ export function speed(model, p, w, hw, o) {
   };
 }
 
-// speed_range: each speed times the out-of-sample low/high ratio of measured ÷ predicted.
+// speed_range: each speed times the out-of-sample low/high ratio of measured ÷ predicted (the
+// leave-one-class-out ratios where the speed is extrapolated, as estimate.ratio_ranges picks them).
 /**
  * @param {Speed} s
  * @param {Ranges} ranges
+ * @param {[boolean, boolean]} extrapolated decode, prefill
  */
-export function speedRange(s, ranges) {
-  const [dl, dh] = ranges && ranges.decode ? ranges.decode : [null, null];
-  const hasPrefill = ranges && ranges.prefill && s.prefill_tok_s !== null;
-  // hasPrefill: ranges.prefill and s.prefill_tok_s are set.
-  const [pl, ph] = hasPrefill ? /** @type {[number, number]} */ (ranges.prefill) : [null, null];
+export function speedRange(s, ranges, extrapolated) {
+  const decode = ranges ? (extrapolated[0] ? ranges.decode_extrapolated : ranges.decode) : null;
+  const prefill = ranges ? (extrapolated[1] ? ranges.prefill_extrapolated : ranges.prefill) : null;
+  const [dl, dh] = decode ? decode : [null, null];
+  const hasPrefill = prefill && s.prefill_tok_s !== null;
+  // hasPrefill: prefill and s.prefill_tok_s are set.
+  const [pl, ph] = hasPrefill ? /** @type {[number, number]} */ (prefill) : [null, null];
   return {
     decode_tok_s_low: dl ? s.decode_tok_s * dl : null,
     decode_tok_s_high: dh ? s.decode_tok_s * dh : null,
@@ -753,11 +759,21 @@ export function moeFactor(fits, engine) {
 }
 
 /**
+ * Whether a picked fit is another engine's or the all-hardware one (scenario.extrapolated).
+ * @param {DecodeFit | PrefillFit} fit
+ * @param {string} engine
+ */
+export function extrapolated(fit, engine) {
+  return fit.hardware_class === "*" || (fit.engine !== engine && fit.engine !== SAME_KERNELS[engine]);
+}
+
+/**
  * @param {Calibration} calibration
  * @param {string} engine
  * @param {Hardware} hw
  * @param {Model} model
- * @returns {[Constants, string]}
+ * @returns {[Constants, string, [boolean, boolean]]} the constants, where they come from, and whether
+ *   decode and prefill are extrapolated
  */
 export function calibrationFor(calibration, engine, hw, model) {
   const [dec, decNote] = pick(calibration.decode_fits, engine, memoryClass(hw));
@@ -771,7 +787,7 @@ export function calibrationFor(calibration, engine, hw, model) {
   }
   const constants = { bandwidth_efficiency: dec.bandwidth_efficiency, per_layer_latency_s: dec.per_layer_latency_s,
     compute_efficiency: efficiency };
-  return [constants, `decode: ${decNote}; prefill: ${preNote}`];
+  return [constants, `decode: ${decNote}; prefill: ${preNote}`, [extrapolated(dec, engine), extrapolated(pre, engine)]];
 }
 
 // ---- finetune.py ----
@@ -1013,7 +1029,7 @@ export function estimate(model, card, sc, facts) {
       break;
     }
   }
-  const [cal, note] = calibrationFor(facts.calibration, sc.engine.name, hw, model);
+  const [cal, note, extrap] = calibrationFor(facts.calibration, sc.engine.name, hw, model);
   let statePerSeq = 0;
   for (const k of layerKinds(model)) statePerSeq += stateBytesPerSeqLayer(model, k, sc.engine);
   const s = speed(model, p, w, hw, {
@@ -1036,8 +1052,9 @@ export function estimate(model, card, sc, facts) {
     max_context: Math.max(0, maxContext), max_batch: Math.max(0, maxBatch), min_gpus: minGpus,
     decode_tok_s: s.decode_tok_s, decode_tok_s_aggregate: s.decode_tok_s_aggregate,
     prefill_tok_s: s.prefill_tok_s, ttft_s: s.ttft_s, ttft_prompt_tokens: s.prompt_tokens,
-    ...speedRange(s, facts.ranges),
+    ...speedRange(s, facts.ranges, extrap),
     qlora_bytes: qlora, lora_bytes: lora, full_finetune_bytes: full, ...c, calibration: note,
+    decode_extrapolated: extrap[0], prefill_extrapolated: extrap[1],
   };
 }
 
