@@ -102,11 +102,11 @@ def test_mixture_of_experts_prefill_is_a_share_of_the_dense_efficiency(catalog: 
 def test_a_speed_without_measurements_of_its_engine_and_class_is_extrapolated_with_the_wider_range(
     catalog: Catalog, facts: Facts
 ) -> None:
-    """vLLM has no decode measurement: on an H100 it borrows llama.cpp's HBM fit, says so, and its range
-    is the leave-one-class-out one; llama.cpp on a GeForce card and SGLang on the H20 it was measured on
-    are backed by their own measurements."""
+    """SGLang has decode measurements on HBM only: on a GeForce card it falls back to its all-hardware
+    fit, says so, and its range is the leave-one-class-out one. vLLM prefill has no measurement at all
+    and borrows llama.cpp's. llama.cpp on a GeForce card and vLLM on an H100 are backed by their own."""
     cal = catalog.calibration
-    assert cal is not None and cal.decode is not None
+    assert cal is not None and cal.decode is not None and cal.prefill is not None
     model = catalog.model("qwen2-5-7b-instruct")
 
     def run(engine: str, hw: str, quant: str) -> Estimate:
@@ -114,17 +114,19 @@ def test_a_speed_without_measurements_of_its_engine_and_class_is_extrapolated_wi
         sc = Scenario(fmt=catalog.format(quant), kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=8192)
         return estimate(model, catalog.hw(hw), sc, facts)
 
+    sglang = run("sglang", "rtx-4090", "AWQ")
+    assert sglang.extrapolated[0] and "decode: sglang on all hardware" in sglang.calibration_note
+    assert sglang.speed_range.decode_low == pytest.approx(sglang.speed.decode_tok_s * cal.decode.extrapolated_low)
+    assert sglang.speed_range.decode_high == pytest.approx(sglang.speed.decode_tok_s * cal.decode.extrapolated_high)
+    assert sglang.to_dict()["decode_extrapolated"] is True
     vllm = run("vllm", "h100-sxm", "BF16")
-    assert vllm.extrapolated[0] and "none for vllm on HBM accelerators" in vllm.calibration_note
-    assert vllm.speed_range.decode_low == pytest.approx(vllm.speed.decode_tok_s * cal.decode.extrapolated_low)
-    assert vllm.speed_range.decode_high == pytest.approx(vllm.speed.decode_tok_s * cal.decode.extrapolated_high)
-    assert vllm.to_dict()["decode_extrapolated"] is True
-    for engine, hw, quant in (("llama.cpp", "rtx-4090", "Q4_K_M"), ("sglang", "h20-96gb", "BF16")):
+    assert vllm.extrapolated == (False, True) and "none for vllm" in vllm.calibration_note.split("; prefill")[1]
+    assert vllm.speed_range.prefill_high == pytest.approx(vllm.speed.prefill_tok_s * cal.prefill.extrapolated_high)
+    for engine, hw, quant in (("llama.cpp", "rtx-4090", "Q4_K_M"), ("vllm", "h100-sxm", "BF16")):
         backed = run(engine, hw, quant)
         assert not backed.extrapolated[0], (engine, hw)
         assert backed.speed_range.decode_high == pytest.approx(backed.speed.decode_tok_s * cal.decode.ratio_high)
     # Extrapolated ranges are never narrower than the measured ones.
     for summary in (cal.decode, cal.prefill):
-        assert summary is not None
         assert summary.extrapolated_low <= summary.ratio_low and summary.extrapolated_high >= summary.ratio_high
         assert summary.leave_one_class_out >= summary.leave_one_hardware_out

@@ -679,6 +679,18 @@ class ErrorSummary(Frozen):
         return max(self.leave_one_hardware_out, self.leave_one_model_out)
 
 
+class EngineError(Frozen):
+    """The held-out errors of one engine's decode or prefill measurements (each hardware entry, then
+    each model, predicted by a fit made without its rows)."""
+
+    engine: EngineName
+    kind: Literal["decode", "prefill"]
+    rows: NonNegativeInt
+    hardware: NonNegativeInt
+    leave_one_hardware_out: Annotated[float, Field(ge=0, le=100)]
+    leave_one_model_out: Annotated[float, Field(ge=0, le=100)]
+
+
 class Calibration(Frozen):
     """The output of ``make calibrate``: fitted constants and the data they were fitted on."""
 
@@ -687,6 +699,7 @@ class Calibration(Frozen):
     method: Annotated[str, Field(max_length=20_000)]
     decode: ErrorSummary | None = None
     prefill: ErrorSummary | None = None
+    by_engine: tuple[EngineError, ...] = ()
     decode_fits: tuple[DecodeFit, ...]
     prefill_fits: tuple[PrefillFit, ...]
     moe_fits: tuple[MoEFit, ...] = ()

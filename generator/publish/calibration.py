@@ -31,7 +31,7 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
     """The YAML text of a fresh fit over the catalog's measurements."""
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
     fits = calibrate(pts)
-    decode, prefill = summaries(pts, fits)
+    decode, prefill, by_engine = summaries(pts, fits)
     rows = [p.row.model_dump(mode="json") for p in pts]
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
     data = {
@@ -40,6 +40,7 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         "method": METHOD,
         "decode": decode.model_dump(mode="json") if decode else None,
         "prefill": prefill.model_dump(mode="json") if prefill else None,
+        "by_engine": [e.model_dump(mode="json") for e in by_engine],
         "decode_fits": [f.model_dump(mode="json") for f in fits.decode],
         "prefill_fits": [f.model_dump(mode="json") for f in fits.prefill],
         "moe_fits": [f.model_dump(mode="json") for f in fits.moe],

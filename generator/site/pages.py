@@ -337,11 +337,17 @@ def _iso(date: dt.date | str) -> str:
     return "" if isinstance(date, str) else date.isoformat()
 
 
+def _origin(source: str) -> str:
+    """Who published a measurement: a repository (``owner/repo:path@commit``) counts once however many of
+    its files are cited; a URL is its own origin."""
+    return source if "://" in source else source.split(":", 1)[0]
+
+
 def _model_search(route: Route, catalog: Catalog) -> SearchEntry:
     """A model's entry; ``seen`` counts the API providers that price it and the sources that measured it."""
     m = catalog.models[route.model]
     providers = {p.provider for p in catalog.api_prices if p.model == m.slug}
-    measured = {t.source for t in catalog.throughput if t.model == m.slug}
+    measured = {_origin(t.source) for t in catalog.throughput if t.model == m.slug}
     return SearchEntry(
         "models",
         m.slug,
@@ -359,7 +365,7 @@ def _hardware_search(route: Route, catalog: Catalog) -> SearchEntry:
     memory = h.memory_gb or h.memory_gib
     sizes = () if memory is None else tuple(f"{memory:g}{unit}" for unit in ("GB", "G", "Go"))
     clouds = {o.provider for o in catalog.offers if o.hardware == h.slug}
-    measured = {t.source for t in catalog.throughput if t.hardware == h.slug}
+    measured = {_origin(t.source) for t in catalog.throughput if t.hardware == h.slug}
     return SearchEntry(
         "hardware",
         h.slug,

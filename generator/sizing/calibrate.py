@@ -26,6 +26,7 @@ from typing import cast
 from generator.content.schema import (
     Calibration,
     DecodeFit,
+    EngineError,
     EngineName,
     EngineProfile,
     ErrorSummary,
@@ -306,14 +307,30 @@ def _median_error(preds: Iterable[Prediction], decode: bool) -> float:
     return round(statistics.median(errors), 4) if errors else 0.0
 
 
-def summaries(pts: Sequence[Point], fits: Fits) -> tuple[ErrorSummary | None, ErrorSummary | None]:
-    """The decode and the prefill summary, from one pass of each held-out fit."""
+def summaries(
+    pts: Sequence[Point], fits: Fits
+) -> tuple[ErrorSummary | None, ErrorSummary | None, tuple[EngineError, ...]]:
+    """The decode and the prefill summary, and each engine's held-out errors, from one pass of each
+    held-out fit."""
     held = {
         "hardware": held_out(pts, hardware_key),
         "model": held_out(pts, model_key),
         "class": held_out(pts, class_key),
     }
-    return _summarize(pts, fits, held, True), _summarize(pts, fits, held, False)
+    by_engine = tuple(
+        EngineError(
+            engine=cast(EngineName, engine),
+            kind="decode" if decode else "prefill",
+            rows=len(mine),
+            hardware=len({hardware_key(p) for p in mine}),
+            leave_one_hardware_out=_median_error([p for p in held["hardware"] if p.point.engine == engine], decode),
+            leave_one_model_out=_median_error([p for p in held["model"] if p.point.engine == engine], decode),
+        )
+        for decode in (True, False)
+        for engine in sorted({p.engine for p in pts})
+        if (mine := [p for p in pts if p.engine == engine and p.decode == decode])
+    )
+    return _summarize(pts, fits, held, True), _summarize(pts, fits, held, False), by_engine
 
 
 def _cuts(preds: Sequence[Prediction], decode: bool) -> tuple[float, float] | None:
