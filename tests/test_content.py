@@ -12,6 +12,7 @@ import pytest
 from generator.cli import main
 from generator.content.catalog import Catalog
 from generator.content.loader import ContentErrors, load_catalog
+from generator.site.browser_data import model_data
 from tests.conftest import CONTENT, ROOT
 
 
@@ -202,3 +203,9 @@ def test_wanted_entries_say_what_they_lack(catalog: Catalog) -> None:
     assert catalog.wanted
     for w in catalog.wanted:
         assert w.status != "needs_engine" or w.sources, w.name  # a config was read: say where
+
+
+def test_coding_models_carry_their_domain_to_the_simulator(catalog: Catalog) -> None:
+    coders = {slug for slug, m in catalog.models.items() if model_data(m)["domain"] == "code"}
+    assert {"qwen2-5-coder-32b-instruct", "codestral-22b-v0-1", "qwen3-coder-30b-a3b-instruct"} <= coders
+    assert "llama-3-1-8b-instruct" not in coders

@@ -276,6 +276,9 @@ class Model(Frozen):
     moe: MoE | None = None
     artifacts: Artifacts = Artifacts()
     vision: VisionEncoder | None = None
+    # What the model is made for, as its card says: "code" for a coding model (the workbench's
+    # simulator then streams code), "general" otherwise.
+    domain: Literal["general", "code"] = "general"
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
 
@@ -615,6 +618,8 @@ class Assumptions(Frozen):
     adam_bytes_per_param: Annotated[float, Field(gt=0, le=64)]
     activation_bytes_per_token_hidden: Annotated[float, Field(gt=0, le=1_000)]
     max_gpus: Annotated[int, Field(ge=1, le=64)]
+    reading_words_per_minute: Annotated[float, Field(gt=0, le=2_000)]
+    tokens_per_word: Annotated[float, Field(gt=0, le=10)]
     sources: tuple[Source, ...] = Field(min_length=1)
 
 

@@ -124,12 +124,32 @@ def test_comparison_matches_the_cli(page: Any, base_url: str) -> None:
     assert cells["verdict"] == other["verdict"]
 
 
-def test_token_simulator_streams(page: Any, base_url: str) -> None:
+def test_token_simulator_streams_text_for_both_devices_beside_reading_speed(page: Any, base_url: str) -> None:
+    """The simulator streams the page's sample text at this device's decode rate, the compared device's
+    beside it, and a lane at reading speed (238 words a minute × 1.333 tokens a word)."""
     page.goto(f"{base_url}/en/models/llama-3-1-8b-instruct/h100-sxm/")
     page.wait_for_selector("#workbench[data-ready]")
+    page.select_option("#wb-compare", "rtx-4090")
     page.click("#wb-sim-start")
-    page.wait_for_function("() => document.getElementById('wb-sim-out').textContent.length > 40", timeout=10_000)
-    assert "tok" in page.inner_text("#wb-sim-out")
+    page.wait_for_function("() => document.getElementById('wb-sim-out').textContent.length > 60", timeout=10_000)
+    lanes = page.eval_on_selector_all(
+        ".lane",
+        "els => els.map(e => ({lane: e.dataset.lane, hidden: e.hidden, rate: e.dataset.rate,"
+        " head: e.querySelector('.lane-h').textContent, text: e.querySelector('pre').textContent}))",
+    )
+    by = {lane["lane"]: lane for lane in lanes}
+    assert not any(lane["hidden"] for lane in lanes)
+    decode = float(page.get_attribute("[data-field=decode_tok_s]", "data-value") or "nan")
+    assert float(by["a"]["rate"]) == pytest.approx(decode, rel=1e-12)
+    assert by["a"]["head"].startswith("NVIDIA H100") and "RTX 4090" in by["b"]["head"]
+    compared = page.get_attribute("#wb-compare-table tr[data-key=decode_tok_s] td:nth-of-type(2)", "data-value")
+    assert float(by["b"]["rate"]) == pytest.approx(float(compared or "nan"), rel=1e-12)
+    assert float(by["read"]["rate"]) == pytest.approx(238 / 60 * 1.333, rel=1e-9)
+    sample = "A language model writes one token at a time. Every new token reads all of the weights from memory"
+    for lane in lanes:
+        assert sample.startswith(lane["text"][: len(sample)]), lane
+    # The H100 runs ahead of a reader.
+    assert len(by["a"]["text"]) > len(by["read"]["text"])
 
 
 def test_without_javascript_nothing_but_interactivity_is_lost(browser: Any, base_url: str) -> None:

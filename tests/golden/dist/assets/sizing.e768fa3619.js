@@ -31,7 +31,7 @@
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
  *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
  *   params_active_kind: string | null, architecture: Architecture, attention: Attention, moe: MoE | null,
- *   vision: VisionEncoder | null }} Model
+ *   vision: VisionEncoder | null, domain: "general" | "code" }} Model
  * @typedef {{ params: number, mmproj_bytes: number | null }} VisionEncoder encoder and projector of a multimodal model
  * @typedef {{ usd: number, date: string, kind: string }} Price the price of a new unit (Hardware.price in schema.py)
  * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, release_date: string,
@@ -58,7 +58,8 @@
  *   host_ram_bandwidth_gbps: number, electricity_usd_per_kwh: number, electricity_date: string,
  *   hours_per_day: number, days_per_month: number, finetune_seq_len: number, finetune_batch: number,
  *   lora_rank: number, nf4_bits_per_weight: number, adam_bytes_per_param: number,
- *   activation_bytes_per_token_hidden: number, max_gpus: number }} Assumptions
+ *   activation_bytes_per_token_hidden: number, max_gpus: number, reading_words_per_minute: number,
+ *   tokens_per_word: number }} Assumptions
  * @typedef {{ engine: EngineName, hardware_class: string, bandwidth_efficiency: number,
  *   per_layer_latency_s: number, rows: number }} DecodeFit
  * @typedef {{ engine: EngineName, hardware_class: string, compute_efficiency: number, rows: number }} PrefillFit

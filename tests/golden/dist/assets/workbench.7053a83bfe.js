@@ -38,7 +38,7 @@
  *   sizing-data.json
  * @typedef {{ tok_s: string, seconds: string, tokens: string, comfortable: string, tight: string, oom: string,
  *   banner: string, short: string, headroom: string, usable: string, range_extrapolated: string, sim_prefill: string, sim_decode: string,
- *   sim_done: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "weights_vision" | "weights_text" |
+ *   sim_done: string, sim_reading: string, sim_text: string, sim_code: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "weights_vision" | "weights_text" |
  *   "weights_host_vision" | "weights_host_text" | "kv_one" |
  *   "kv_many" | "runtime" | "host_both" | "host_layers" | "host_embedding" | "static_one" | "static_many", string>
  *   host_row: string, command_oom: string, vision_always: string, reasons: Record<keyof typeof import("./sizing.js").REASONS, string> }} Messages #wb-i18n:
@@ -82,6 +82,29 @@ async function getJson(url) {
 
 // The page carries only #wb-data; the controls (one file per language), the model's data, the
 // accelerators with their offers, and the sizing model are shared, fingerprinted and cached.
+/**
+ * The simulator's text cut into pieces of about one token each: a Chinese character, a punctuation
+ * mark, a run of spaces, or a word piece of at most four letters with the space before it (English
+ * averages about four characters a token).
+ * @param {string} text
+ */
+export function simPieces(text) {
+  const han = "[\\u3000-\\u9fff\\uff00-\\uffef]";
+  const re = new RegExp(`${han}|[ \\t]*(?:(?!${han})[\\p{L}\\p{N}_]){1,4}|[ \\t]*[^\\p{L}\\p{N}_\\s]|\\s+`, "gu");
+  return text.match(re) ?? [];
+}
+
+/**
+ * The first ``n`` pieces, starting over once the text runs out.
+ * @param {string[]} pieces
+ * @param {number} n
+ */
+export function simText(pieces, n) {
+  let out = "";
+  for (let i = 0; i < n && pieces.length; i++) out += pieces[i % pieces.length];
+  return out;
+}
+
 /**
  * @param {HTMLElement} root
  * @param {HTMLElement} dataEl
@@ -617,15 +640,18 @@ async function main(root, dataEl) {
   // Two-hardware comparison: the other accelerator's facts come from finder-data.json, the numbers from the sizing model.
   const compare = /** @type {HTMLSelectElement} */ (document.getElementById("wb-compare"));
   const cmpTable = /** @type {HTMLTableElement} */ (document.getElementById("wb-compare-table"));
+  /** @type {{ name: string, keys: Estimate } | null} the compared device's estimate, for the simulator */
+  let compared = null;
   function renderCompare() {
     const slug = compare.value;
-    if (!slug || !current) { cmpTable.hidden = true; return; }
+    if (!slug || !current) { cmpTable.hidden = true; compared = null; return; }
     const other = /** @type {Hardware} */ (finder.hardware.find((h) => h.slug === slug));
     // current.s resolved to a Scenario when current was set.
     const sc = /** @type {Scenario} */ (sizing.scenario(data, current.s));
     const problem = reason(other, sc);
     const b = problem ? null
       : sizing.estimate(data.model, other, sc, { ...costFacts(), offers: finder.offers.filter((o) => o.hardware === slug) });
+    compared = b ? { name: other.name, keys: b } : null;
     /** @type {HTMLElement} */ (document.getElementById("wb-cmp-b")).textContent = other.name;
     for (const row of /** @type {NodeListOf<WithData<"key">>} */ (cmpTable.querySelectorAll("tbody tr"))) {
       const key = /** @type {keyof Estimate} */ (row.dataset.key);
@@ -647,37 +673,65 @@ async function main(root, dataEl) {
     compare.value = /** @type {string} */ (params.get("compare"));
   }
 
-  // Live token simulator: wait the time to first token, then stream placeholder tokens at the decode rate.
-  const simOut = /** @type {HTMLPreElement} */ (document.getElementById("wb-sim-out"));
+  // Live token simulator: each lane waits its device's time to first token, then streams text at its
+  // decode rate (code for a coding model); a last lane runs at reading speed.
   const simStatus = /** @type {HTMLParagraphElement} */ (document.getElementById("wb-sim-status"));
+  const lanes = /** @type {NodeListOf<WithData<"lane">>} */ (root.querySelectorAll(".lane"));
+  const readingRate = (data.assumptions.reading_words_per_minute / 60) * data.assumptions.tokens_per_word;
+  const pieces = simPieces(data.model.domain === "code" ? t.sim_code : t.sim_text);
+  const total = 200;
   /** @type {number | undefined} */
   let timer;
   /** @type {HTMLButtonElement} */ (document.getElementById("wb-sim-start")).addEventListener("click", () => {
     if (!current) return;
     clearTimeout(timer);
     const { keys } = current;
-    const rate = keys.decode_tok_s;
     const ttft = keys.ttft_s ?? 0;
-    const total = 200;
-    simOut.textContent = "";
+    /** @type {{ el: WithData<"lane">, rate: number, ttft: number }[]} */
+    const runs = [];
+    for (const el of lanes) {
+      const head = /** @type {HTMLElement} */ (el.querySelector(".lane-h"));
+      /** @type {HTMLPreElement} */ (el.querySelector("pre")).textContent = "";
+      const run = el.dataset.lane === "a" ? { name: data.hardware.name, keys }
+        : el.dataset.lane === "b" ? (compared ? { name: compared.name, keys: compared.keys } : null) : null;
+      el.hidden = el.dataset.lane === "b" && !run;
+      el.dataset.shown = "0";
+      if (el.dataset.lane === "read") {
+        head.textContent = interpolate(t.sim_reading, { wpm: num(data.assumptions.reading_words_per_minute),
+          speed: tokS(readingRate) });
+        runs.push({ el, rate: readingRate, ttft });
+      } else if (run) {
+        head.textContent = `${run.name} · ${tokS(run.keys.decode_tok_s)}`;
+        runs.push({ el, rate: run.keys.decode_tok_s, ttft: run.keys.ttft_s ?? 0 });
+      }
+      el.dataset.rate = String(runs.find((r) => r.el === el)?.rate ?? "");
+    }
+    simStatus.dataset.phase = "";
     simStatus.textContent = interpolate(t.sim_prefill, { n: num(keys.ttft_prompt_tokens) });
     const start = performance.now();
-    timer = setTimeout(function tick() {
-      const elapsed = (performance.now() - start) / 1000 - ttft;
-      if (simStatus.dataset.phase !== "decode") {
-        simStatus.dataset.phase = "decode";
-        simStatus.textContent = interpolate(t.sim_decode, { t: secs(ttft), speed: tokS(rate) });
+    const last = Math.max(...runs.map((r) => r.ttft + total / r.rate));
+    (function tick() {
+      const elapsed = (performance.now() - start) / 1000;
+      for (const r of runs) {
+        const due = Math.max(0, Math.min(total, Math.floor((elapsed - r.ttft) * r.rate)));
+        const pre = /** @type {HTMLPreElement} */ (r.el.querySelector("pre"));
+        if (Number(r.el.dataset.shown) === due) continue;
+        r.el.dataset.shown = String(due);
+        pre.textContent = simText(pieces, due);
+        pre.scrollTop = pre.scrollHeight;
       }
-      const due = Math.min(total, Math.floor(elapsed * rate));
-      const have = simOut.textContent.length / 4;
-      if (due > have) simOut.textContent += "tok ".repeat(due - have);
-      if (due >= total) {
-        simStatus.dataset.phase = "";
-        simStatus.textContent = interpolate(t.sim_done, { n: num(total), t: secs(ttft + total / rate) });
+      if (elapsed >= ttft && simStatus.dataset.phase !== "decode") {
+        simStatus.dataset.phase = "decode";
+        simStatus.textContent = interpolate(t.sim_decode, { t: secs(ttft), speed: tokS(keys.decode_tok_s) });
+      }
+      // Every lane done, or a minute gone (a very slow device would keep the page busy for long).
+      if (elapsed >= Math.min(last, 60)) {
+        simStatus.dataset.phase = "done";
+        simStatus.textContent = interpolate(t.sim_done, { n: num(total), t: secs(ttft + total / keys.decode_tok_s) });
         return;
       }
-      timer = setTimeout(tick, Math.max(16, 1000 / Math.min(rate, 60)));
-    }, ttft * 1000);
+      timer = setTimeout(tick, 50);
+    })();
   });
 
   fixEngine();
