@@ -101,7 +101,24 @@ def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     }
     for lang in LANGS:
         out[f"workbench-ui-{lang}"] = fingerprint(f"workbench-ui-{lang}.html", workbench_ui(catalog, lang, urls))
+        out[f"search-{lang}"] = fingerprint(f"search-{lang}.js", search_entry(lang, out))
     return out
+
+
+def search_entry(lang: str, out: dict[str, tuple[str, bytes]]) -> bytes:
+    """The search box's module for one language: it starts static/search.js with the index URL and the
+    box's words, which would otherwise be attributes of every page."""
+    _ = translations(lang).gettext
+    words = {
+        "index": out["search-index"][0],
+        "lang": lang,
+        "label": _("Search models and hardware"),
+        "placeholder": _("Search: qwen 32b 4090"),
+        "results": _("Search results"),
+        "none": _("No results"),
+    }
+    module = out["search.js"][0].rsplit("/", 1)[1]
+    return f'import {{ start }} from "./{module}";\nstart({json.dumps(words, ensure_ascii=False)});\n'.encode()
 
 
 def workbench_ui(catalog: Catalog, lang: str, urls: dict[str, str]) -> bytes:

@@ -258,42 +258,48 @@ export function search(index, query, limit = 8) {
   return found.slice(0, limit).map((f) => f.result);
 }
 
-// base.html gives it data-index (the index URL), data-lang and the words of the box in the page's
-// language (data-label, data-placeholder, data-results, and data-none if it has it; otherwise "No
-// results" comes from the index): the box itself is built here, in space the style sheet keeps for it,
-// since it is of no use without JavaScript.
-const box = typeof document === "undefined" ? null : /** @type {(HTMLElement & { dataset: { index: string,
-  lang: string, label: string, placeholder: string, results: string, none?: string } }) | null} */ (
-  document.getElementById("search"));
+// What the box needs in the page's language: the index URL, the language, the words of the box
+// (label, placeholder, results list) and, optionally, "No results" (otherwise it comes from the index).
+// A small per-language module the build writes (search-<lang>.js) passes them to start(); the box is
+// built in the space the style sheet keeps for #search, since it is of no use without JavaScript.
+/** @typedef {{ index: string, lang: string, label: string, placeholder: string, results: string, none?: string }} BoxWords */
 
-/** @param {NonNullable<typeof box>} box */
-function build(box) {
+/**
+ * @param {HTMLElement} box
+ * @param {BoxWords} words
+ */
+function build(box, words) {
   const label = document.createElement("label");
   label.htmlFor = "search-q";
   label.className = "visually-hidden";
-  label.textContent = box.dataset.label;
+  label.textContent = words.label;
   const input = document.createElement("input");
   Object.assign(input, { id: "search-q", type: "text", inputMode: "search", enterKeyHint: "search",
-    autocomplete: "off", spellcheck: false, placeholder: box.dataset.placeholder });
+    autocomplete: "off", spellcheck: false, placeholder: words.placeholder });
   for (const [name, value] of [["role", "combobox"], ["aria-expanded", "false"], ["aria-controls", "search-results"],
     ["aria-autocomplete", "list"]]) input.setAttribute(name, value);
   const list = document.createElement("ul");
   Object.assign(list, { id: "search-results", hidden: true });
   list.setAttribute("role", "listbox");
-  list.setAttribute("aria-label", box.dataset.results);
+  list.setAttribute("aria-label", words.results);
   box.replaceChildren(label, input, list);
   return { input, list };
 }
 
-/** @param {NonNullable<typeof box>} box */
-function main(box) {
-  const { input, list } = build(box);
+/**
+ * The search box in #search, with ``words`` in the page's language.
+ * @param {BoxWords} words
+ */
+export function start(words) {
+  const box = document.getElementById("search");
+  if (!box) return;
+  const { input, list } = build(box, words);
   /** @type {Promise<SearchIndex> | null} */
   let loading = null;
   const load = () => {
-    loading ??= fetch(box.dataset.index)
+    loading ??= fetch(words.index)
       .then((r) => r.json())
-      .then((/** @type {IndexFile} */ data) => prepare(data, box.dataset.lang))
+      .then((/** @type {IndexFile} */ data) => prepare(data, words.lang))
       .catch((e) => { loading = null; throw e; });
     return loading;
   };
@@ -338,7 +344,7 @@ function main(box) {
     const query = input.value;
     const index = await load();
     if (input.value !== query) return false;
-    none = box.dataset.none || index.none;
+    none = words.none || index.none;
     results = search(index, query);
     active = results.length ? 0 : -1;
     shown = query;
@@ -367,5 +373,3 @@ function main(box) {
   });
   box.dataset.ready = "1";
 }
-
-if (box) main(box);
