@@ -62,6 +62,8 @@ const SCENARIO_KEYS = ["quant", "engine", "kv_dtype", "context", "batch", "gpus"
 // The cost inputs: hours of use a day and the electricity price (the catalog's assumptions by default).
 const COST_KEYS = ["hours", "kwh"];
 const URL_KEYS = [...SCENARIO_KEYS, "compare", ...COST_KEYS];
+// The banner's figures that only a setup that fits has (its speeds and its cost per token).
+const RUNNING_ONLY = new Set(["decode_tok_s", "ttft_s", "prefill_tok_s", "usd_per_mtok"]);
 
 /**
  * @param {string} template
@@ -328,16 +330,19 @@ async function main(root, dataEl) {
    * @param {Choice} s
    */
   function render(keys, s) {
+    // A setup that does not fit has no speed and no cost per token (as the build prints it).
+    const runs = keys.verdict !== "oom";
     for (const el of /** @type {NodeListOf<WithData<"field">>} */ (document.querySelectorAll("[data-field]"))) {
       const key = /** @type {keyof Estimate} */ (el.dataset.field); // an output's name, or skipped below
       if (!(key in keys)) continue;
       const v = keys[key];
       el.dataset.value = v == null ? "" : String(v);
-      const shown = format(key, v);
+      const shown = runs || !RUNNING_ONLY.has(key) ? format(key, v) : "—";
       if (shown instanceof Node) el.replaceChildren(shown);
       else el.textContent = shown;
     }
     for (const el of /** @type {NodeListOf<WithData<"range">>} */ (document.querySelectorAll("[data-range]"))) {
+      if (!runs) { el.textContent = ""; continue; }
       const low = /** @type {keyof Estimate} */ (`${el.dataset.range}_low`);
       const high = /** @type {keyof Estimate} */ (`${el.dataset.range}_high`);
       const values = { low: String(format(low, keys[low])), high: String(format(high, keys[high])) };

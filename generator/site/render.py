@@ -129,14 +129,15 @@ def helpers(lang: str) -> dict[str, Any]:
     # "(low–high)", saying so where no measurement of the engine on the device's class backs it.
     range_patterns = {False: "(%(low)s–%(high)s)", True: tr.gettext(N_("(%(low)s–%(high)s, extrapolated)"))}
 
-    def field_range(key: str, low: float | None, high: float | None, extrapolated: bool = False) -> Markup:
+    def field_range(
+        key: str, low: float | None, high: float | None, extrapolated: bool = False, shown: bool = True
+    ) -> Markup:
         """The range of a speed the workbench updates in place: ``data-range`` names the speed, whose
-        ``key_low`` and ``key_high`` estimate keys it shows."""
+        ``key_low`` and ``key_high`` estimate keys it shows (empty when not ``shown``)."""
         if low is None or high is None:
             return Markup("")
-        return Markup(' <span class="range" data-range="{}">{}</span>').format(
-            key, range_patterns[extrapolated] % {"low": fmt.sig(low), "high": fmt.sig(high)}
-        )
+        text = range_patterns[extrapolated] % {"low": fmt.sig(low), "high": fmt.sig(high)} if shown else ""
+        return Markup(' <span class="range" data-range="{}">{}</span>').format(key, text)
 
     return {
         "field": field,
