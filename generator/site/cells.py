@@ -17,7 +17,7 @@ from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import PairData
 from generator.site.quality import LABEL_TEXT, Quality
 from generator.site.render import environment
-from generator.sizing.estimate import fill
+from generator.sizing.estimate import Estimate, fill
 from generator.sizing.memory import vision_size
 
 # Format, quality label, engine, total, decode, verdict badge, fewest devices (a format's weights are
@@ -25,6 +25,12 @@ from generator.sizing.memory import vision_size
 MatrixCells = tuple[str, str, str, str, Markup, Markup, str]
 # Context, KV and total (with badge) at 16-bit KV, the same at 8-bit KV.
 ContextCells = tuple[str, str, Markup, str, Markup]
+
+
+def marked_extrapolated(e: Estimate) -> bool:
+    """Whether the format matrix shows a decode speed no measurement of its engine on this class of
+    device backs (marked with an asterisk and explained under the table)."""
+    return e.extrapolated[0] and e.memory.verdict != "oom"
 
 
 def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Quality]) -> list[MatrixCells]:
@@ -45,10 +51,9 @@ def matrix_cells(p: PairData, lang: str, max_gpus: int, quality: Mapping[str, Qu
                 words.get(r.fmt.name, "—"),
                 r.engine.label,
                 fmt.bytes(m.total_bytes),
-                # Every row's range is the same multiple of its figure: the table states it once. A
-                # format that does not fit has no speed here (the fewest devices column says what would).
-                # An asterisk marks a speed no measurement of its engine on this class of device backs.
-                Markup(fmt.sig(e.speed.decode_tok_s) + ("*" if e.extrapolated[0] else ""))
+                # A format that does not fit has no speed here (the fewest devices column says what
+                # would); an asterisk marks an extrapolated one.
+                Markup(fmt.sig(e.speed.decode_tok_s) + ("*" if marked_extrapolated(e) else ""))
                 if m.verdict != "oom"
                 else Markup("—"),  # unit in the header
                 badge(m.verdict),

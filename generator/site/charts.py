@@ -19,16 +19,6 @@ class Segment:
     x: float
     width: float
 
-    @property
-    def labelled(self) -> bool:
-        """Wide enough to carry its size as a label."""
-        return self.width >= MEMORY_CHART["label_min"]
-
-    @property
-    def label_x(self) -> float:
-        """The middle of the segment, where its label goes."""
-        return self.x + self.width / 2
-
 
 # The memory chart's plot area in SVG units (a 360-unit chart, so 12-unit text stays at least 11 CSS px
 # on a 375 px phone), where its usable-memory label moves left of the mark, and how wide a segment must

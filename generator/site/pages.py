@@ -20,7 +20,7 @@ from generator.content.schema import Hardware, Model
 from generator.site import badges
 from generator.site.accuracy import AccuracyData, accuracy_data
 from generator.site.browser_data import encoded, model_asset, model_data
-from generator.site.cells import context_cells, matrix_cells, memory_descriptions
+from generator.site.cells import context_cells, marked_extrapolated, matrix_cells, memory_descriptions
 from generator.site.charts import price_tick_labels, value_chart
 from generator.site.hardware_page import (
     BUDGET_TOK_S,
@@ -275,10 +275,10 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "stale_before": catalog.stale_before,
         "matrix_cells": matrix_cells(p, route.lang, catalog.assumptions.max_gpus, g.shared["quality"]),
         "context_cells": context_cells(p, route.lang),
+        # Whether a decode speed the matrix shows is extrapolated (marked with an asterisk).
+        "extrapolated_rows": any(r.est and marked_extrapolated(r.est) for r in p.matrix),
         # Whether a card is several devices or a format needs more than one (the matrix then says how
         # the engines use them).
-        # Whether a decode speed the matrix shows is extrapolated (marked with an asterisk).
-        "extrapolated_rows": any(r.est and r.est.extrapolated[0] and r.est.memory.verdict != "oom" for r in p.matrix),
         "several_devices": p.hardware.chips > 1 or any(r.est and r.est.min_gpus != 1 for r in p.matrix),
         # The cheapest offers with what renting the scenario's devices costs a month at the default hours.
         "offer_rows": list(zip(p.offers, p.offer_months, strict=True))[:OFFER_ROWS],

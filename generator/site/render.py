@@ -108,8 +108,11 @@ def helpers(lang: str) -> dict[str, Any]:
     def seconds(value: float | None) -> Markup:
         return dash if value is None else Markup(sec % {"n": fmt.sig(value)})
 
+    # "(low–high)", saying so where no measurement of the engine on the device's class backs it.
+    range_patterns = {False: "(%(low)s–%(high)s)", True: tr.gettext(N_("(%(low)s–%(high)s, extrapolated)"))}
+
     def range_span(low: str, high: str) -> Markup:
-        return Markup(f' <span class="range">({low}–{high})</span>')
+        return Markup(' <span class="range">{}</span>').format(range_patterns[False] % {"low": low, "high": high})
 
     def span(low: float | None, high: float | None) -> Markup:
         """The out-of-sample range after a speed, or nothing when there is none."""
@@ -125,9 +128,6 @@ def helpers(lang: str) -> dict[str, Any]:
         """A value the workbench updates in place: ``data-field`` names the estimate key (the browser adds
         the exact value as ``data-value``)."""
         return Markup('<span data-field="{}">{}</span>').format(key, shown)
-
-    # "(low–high)", saying so where no measurement of the engine on the device's class backs it.
-    range_patterns = {False: "(%(low)s–%(high)s)", True: tr.gettext(N_("(%(low)s–%(high)s, extrapolated)"))}
 
     def field_range(
         key: str, low: float | None, high: float | None, extrapolated: bool = False, shown: bool = True

@@ -67,8 +67,8 @@
  * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[] }} Calibration
  * @typedef {{ decode: [number, number] | null, prefill: [number, number] | null,
  *   decode_extrapolated: [number, number] | null, prefill_extrapolated: [number, number] | null }} Ranges
- *   out of sample by hardware entry, and by engine × class for speeds no measurement of their class backs
- *   low and high measured ÷ predicted, out of sample
+ *   low and high measured ÷ predicted, out of sample: by hardware entry, and by engine × class for the
+ *   speeds no measurement of their engine on that class backs
  * @typedef {{ provider: string, instance: string, hardware: string, gpus: number, usd_per_hour: number,
  *   billing: string, date_seen: string }} CloudOffer
  * @typedef {{ model: string, provider: string, input_usd_per_mtok: number, output_usd_per_mtok: number,
