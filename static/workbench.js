@@ -259,9 +259,11 @@ async function main(root, dataEl) {
       /** @type {CommandInputs} */
       const own = { ...page.scenario, ...JSON.parse(code.dataset.inputs) };
       const profile = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === own.engine));
+      const engine = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === s.engine));
       /** @type {CommandInputs} */
       const scenario = { engine: s.engine, quant: s.quant, context: s.context, batch: s.batch,
-        gpus: view.commandGpus(keys, s.gpus), kv_dtype: s.kv_dtype, offload: s.offload, vision: s.vision };
+        gpus: view.commandGpus(keys, s.gpus), kv_dtype: s.kv_dtype, offload: s.offload, vision: s.vision,
+        dtype: sizing.dtypeOn(engine, hardware, s.quant) };
       // A format with no published checkpoint for this engine keeps the block's own format.
       const chosen = own.engine === s.engine
         ? view.launchCommand(data.model, data.artifacts, profile.memory_utilization, scenario) : null;
@@ -610,7 +612,7 @@ async function main(root, dataEl) {
   // on this accelerator, formats that only such engines load.
   for (const opt of form.engine.options) {
     const eng = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === opt.value));
-    if (!eng.hardware_kinds.includes(hardware.kind)) {
+    if (!sizing.backendsOn(eng, hardware).length) {
       opt.disabled = true;
       opt.title = reason(hardware, /** @type {Scenario} */ (sizing.scenario(data,
         { quant: eng.formats.length ? /** @type {QuantFormat} */ (data.formats.find((f) => eng.formats.includes(f.family))).name : "", engine: eng.name, context: 1 })));

@@ -327,3 +327,126 @@ def test_source_links_are_valid_urls() -> None:
     )
     assert source_url("https://example.org/a b?q=1#x") == "https://example.org/a%20b?q=1#x"
     assert source_url("https://example.org/already%20encoded") == "https://example.org/already%20encoded"
+
+
+class Commands(HTMLParser):
+    """Launch commands of a page: ``blocks`` (engine, inputs, text) from pair pages' <code data-command>,
+    ``setups`` (heading, hardware slug, text) from the model page's headed commands."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks: list[tuple[str, str, str]] = []
+        self.setups: list[tuple[str, str, str]] = []
+        self.scenario = ""
+        self._code: dict[str, str | None] | None = None
+        self._text: list[str] = []
+        self._h3: list[str] | None = None
+        self._heading = ("", "")
+        self._in_data = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "code":
+            self._code, self._text = a, []
+        elif tag == "h3":
+            self._h3, self._heading = [], ("", "")
+        elif tag == "a" and self._h3 is not None and (a.get("href") or "").startswith("/en/hardware/"):
+            self._heading = ("", (a.get("href") or "").split("/")[3])
+        elif tag == "script" and a.get("id") == "wb-data":
+            self._in_data = True
+
+    def handle_data(self, data: str) -> None:
+        if self._code is not None:
+            self._text.append(data)
+        if self._h3 is not None:
+            self._h3.append(data)
+        if self._in_data:
+            self.scenario += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "code" and self._code is not None:
+            text = "".join(self._text)
+            if "data-command" in self._code:
+                self.blocks.append((self._code["data-command"] or "", self._code.get("data-inputs") or "{}", text))
+            elif self._heading[1]:
+                self.setups.append((self._heading[0], self._heading[1], text))
+            self._code = None
+        elif tag == "h3" and self._h3 is not None:
+            self._heading = ("".join(self._h3), self._heading[1])
+            self._h3 = None
+        elif tag == "script":
+            self._in_data = False
+
+
+def _commands(page: Path) -> Commands:
+    parser = Commands()
+    parser.feed(page.read_text())
+    return parser
+
+
+def _starts(catalog: Catalog, model: str, hw: str, engine: str, quant: str, text: str) -> str:
+    """Why a launch command printed for ``engine`` and ``quant`` on ``hw`` would not start ("" when it
+    would): the engine has no backend there that runs the format, or no published checkpoint serves it
+    and the command does not make the file first."""
+    m, h, profile = catalog.model(model), catalog.hw(hw), catalog.engine(engine)
+    if not profile.runs(h, quant):
+        return f"{engine} does not run {quant} on {hw}"
+    if engine == "llama.cpp":
+        makes = "convert_hf_to_gguf.py" in text and ("llama-quantize" in text or quant == "F16")
+        return "" if " -hf " in text or makes else "no GGUF"
+    if engine == "ollama":
+        return "" if text.startswith("FROM ") else "no Ollama tag"
+    return "" if m.has_checkpoint(quant, catalog.format(quant).family) else f"no {quant} checkpoint"
+
+
+def _json_problems(site: Path, catalog: Catalog) -> list[str]:
+    """Pair JSON defaults and format rows, and hardware JSON picks, that their accelerator cannot run."""
+    problems = []
+    for path in sorted((site / "api/v1/pairs").rglob("*.json")):
+        data = json.loads(path.read_text())
+        hw = catalog.hw(data["hardware"])
+        for row in [data["estimate"], *data["quant_matrix"]]:
+            if not catalog.engine(row["engine"]).runs(hw, row["quant"]):
+                problems.append(f"{path}: {row['engine']} {row['quant']}")
+    for path in sorted((site / "api/v1/hardware").glob("*.json")):
+        data = json.loads(path.read_text())
+        hw = catalog.hw(data["slug"])
+        for row in data["models"]:
+            if row["best_quant"] and not catalog.engine(row["engine"]).runs(hw, row["best_quant"]):
+                problems.append(f"{path}: {row['model']} {row['engine']} {row['best_quant']}")
+    return problems
+
+
+def _page_problems(site: Path, catalog: Catalog) -> tuple[list[str], int, int]:
+    """(problems, command blocks seen, model-page setups seen) over the English pair and model pages."""
+    problems, blocks, setups = [], 0, 0
+    for page in sorted(site.glob("en/models/*/*/index.html")):
+        found = _commands(page)
+        model, hw = page.parent.parent.name, page.parent.name
+        scenario = json.loads(found.scenario)["scenario"]
+        if not catalog.engine(scenario["engine"]).runs(catalog.hw(hw), scenario["quant"]):
+            problems.append(f"{page}: scenario {scenario}")
+        for engine, inputs, command in found.blocks:
+            why = _starts(catalog, model, hw, engine, {**scenario, **json.loads(inputs)}["quant"], command)
+            problems += [f"{page}: {why}"] if why else []
+        blocks += len(found.blocks)
+    labels = {e.label: e.name for e in catalog.engines.values()}
+    for page in sorted(site.glob("en/models/*/index.html")):
+        for heading, hw, command in _commands(page).setups:
+            label, quant = (part.strip() for part in heading.split("·")[:2])
+            why = _starts(catalog, page.parent.name, hw, labels[label], quant, command)
+            problems += [f"{page}: {why}"] if why else []
+            setups += 1
+    return problems, blocks, setups
+
+
+@pytest.mark.slow  # the full-catalog build
+def test_no_page_or_json_offers_a_setup_that_cannot_start(site: Path, catalog: Catalog) -> None:
+    """Every pair's default setup and format rows (JSON), every hardware page's pick, every launch command
+    of every pair page and model page run on their accelerator (engines.yaml's backends), with a published
+    checkpoint or the steps that make the file."""
+    problems, blocks, setups = _page_problems(site, catalog)
+    problems += _json_problems(site, catalog)
+    assert not problems, problems[:20]
+    # The walk saw what it checks: commands on every pair page, a setup per engine on model pages.
+    assert blocks >= len(catalog.models) * len(catalog.hardware) and setups >= 2 * len(catalog.models)

@@ -408,6 +408,34 @@ def _unique(
     return {k: v.value for k, v in seen.items()}
 
 
+def _check_backends(
+    parsed: Parsed[EnginesFile],
+    formats: Mapping[str, QuantFormat],
+    kv_dtypes: Mapping[str, KVDtype],
+    hardware: Mapping[str, Hardware],
+    problems: list[Problem],
+) -> None:
+    """Each backend's formats are formats its engine loads, its KV caches ones the engine has and its
+    accelerators the catalog's; some engine runs on every accelerator (a page needs a setup that starts)."""
+    for i, engine in enumerate(parsed.value.engines):
+        loads = {name for name, f in formats.items() if f.family in engine.formats}
+        kvs = {name for name, k in kv_dtypes.items() if engine.name in k.engines}
+        for j, backend in enumerate(engine.backends):
+            for k, name in enumerate(backend.formats):
+                loc: Loc = ("engines", i, "backends", j, "formats", k)
+                _check_ref(parsed, loc, name, loads, f"format for {engine.name}", problems)
+            for k, name in enumerate(backend.kv_dtypes):
+                loc = ("engines", i, "backends", j, "kv_dtypes", k)
+                _check_ref(parsed, loc, name, kvs, f"KV cache for {engine.name}", problems)
+            for field in ("hardware", "excluded"):
+                for k, slug in enumerate(getattr(backend, field)):
+                    _check_ref(parsed, ("engines", i, "backends", j, field, k), slug, hardware, "hardware", problems)
+    for hw in hardware.values():
+        if not any(e.backends_on(hw) for e in parsed.value.engines):
+            message = f"no engine runs on {hw.slug} (platform {hw.platform!r})"
+            problems.append(Problem(parsed.file, 0, "backends", message))
+
+
 def _check_ref(
     parsed: Parsed[Any], loc: Loc, value: str | None, known: Collection[str], what: str, problems: list[Problem]
 ) -> None:
@@ -602,6 +630,8 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         _check_logs(mf, known_models, formats, kv_dtypes, problems)
     if calibration_p and engines:
         _check_calibration(calibration_p, engines, problems)
+    if engines_p:
+        _check_backends(engines_p, formats, kv_dtypes, hardware, problems)
 
     if problems:
         raise ContentErrors(problems)

@@ -282,6 +282,16 @@ class Model(Frozen):
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
 
+    def has_checkpoint(self, fmt: str, family: FormatFamily) -> bool:
+        """Whether a checkpoint of ``fmt`` is published for the model (16-bit weights: the model's own;
+        FP8: vLLM makes it from them at load time)."""
+        art = self.artifacts
+        if family is FormatFamily.gguf:
+            return bool(art.gguf)
+        if family is FormatFamily.mlx:
+            return bool(art.mlx)
+        return {"AWQ": bool(art.awq), "GPTQ": bool(art.gptq), "MXFP4": bool(art.mxfp4)}.get(fmt, True)
+
     @model_validator(mode="after")
     def _active(self) -> Self:
         if self.params_active is not None and self.moe is None:
@@ -307,6 +317,10 @@ HardwareKindField = Annotated[HardwareKind, Field(strict=False)]
 
 
 PriceKind = Literal["launch_msrp", "street", "list", "used", "estimate"]
+# The software stack an accelerator runs (engines.yaml's backends name the platforms they run on):
+# NVIDIA CUDA, AMD ROCm, Apple Metal, Intel Xe GPUs, Intel Gaudi, Huawei Ascend (910 series and
+# the 310P of the Atlas 300I), Moore Threads MUSA.
+Platform = Literal["cuda", "rocm", "metal", "xe", "gaudi", "ascend", "ascend-310p", "musa"]
 # Which price answers "what does one cost to buy new today", best first: a current street or list
 # price, then the launch price, then a sourced estimate (datacenter parts without a public price).
 NEW_PRICE_ORDER: tuple[PriceKind, ...] = ("street", "list", "launch_msrp", "estimate")
@@ -337,6 +351,7 @@ class Hardware(Frozen):
     name: Name
     vendor: Name
     kind: HardwareKindField
+    platform: Platform
     release_date: DateOrUnknown = "unknown"
     memory_gib: Annotated[float, Field(gt=0, le=100_000)] | None = None
     memory_gb: Annotated[float, Field(gt=0, le=100_000)] | None = None
@@ -570,14 +585,50 @@ class FileSize(Frozen):
 Bytes = Annotated[int, Field(ge=0, le=10**12)]
 
 
+class EngineBackend(Frozen):
+    """One way an engine runs on a platform (llama.cpp's CUDA or CANN backend, vLLM's vllm-ascend
+    plugin): on which accelerators (the platforms', or only ``hardware``, less ``excluded``), which
+    weight formats and KV caches it runs there (none listed: all of the engine's), from which version,
+    with its sources. An engine runs a format on an accelerator when one of its backends there does."""
+
+    name: Name
+    platforms: tuple[Platform, ...] = Field(min_length=1)
+    hardware: tuple[Slug, ...] = ()
+    excluded: tuple[Slug, ...] = ()
+    formats: tuple[FormatName, ...] = ()
+    kv_dtypes: tuple[FormatName, ...] = ()
+    # The 16-bit type it computes in where the device has no bfloat16 (vLLM on Turing, vllm-ascend on
+    # the 310P): the command passes it (vLLM's --dtype) and a 16-bit checkpoint takes the same bytes.
+    dtype: Literal["float16"] | None = None
+    since: Name | None = None
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+    def serves(self, hw: Hardware) -> bool:
+        """Whether this backend runs on ``hw`` at all."""
+        return (
+            hw.platform in self.platforms
+            and (not self.hardware or hw.slug in self.hardware)
+            and hw.slug not in self.excluded
+        )
+
+    def runs_format(self, fmt: str) -> bool:
+        """Whether this backend runs weights in ``fmt``."""
+        return not self.formats or fmt in self.formats
+
+    def runs_kv(self, kv: str) -> bool:
+        """Whether this backend has a ``kv`` KV cache."""
+        return not self.kv_dtypes or kv in self.kv_dtypes
+
+
 class EngineProfile(Frozen):
-    """How one inference engine lays out memory, with the sources of its constants."""
+    """How one inference engine lays out memory and where it runs, with the sources of its constants."""
 
     name: EngineName
     label: Name
     default_kv_dtype: FormatName
     formats: tuple[FormatFamilyField, ...]
-    hardware_kinds: tuple[HardwareKindField, ...]
+    backends: tuple[EngineBackend, ...] = Field(min_length=1)
     memory_utilization: Annotated[float, Field(gt=0, le=1)]
     kv_allocation: Literal["shared_pool", "paged", "per_seq_steps"]
     context_pad_tokens: Annotated[int, Field(ge=1, le=1_048_576)]
@@ -598,6 +649,21 @@ class EngineProfile(Frozen):
     vision: Literal["optional", "always", "never"]
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
+
+    def backends_on(self, hw: Hardware) -> tuple[EngineBackend, ...]:
+        """This engine's backends that run on ``hw``, in the order engines.yaml lists them (none: the
+        engine does not run there)."""
+        return tuple(b for b in self.backends if b.serves(hw))
+
+    def dtype_on(self, hw: Hardware, fmt: str) -> str:
+        """The --dtype a command for ``fmt`` on ``hw`` passes ("" for the checkpoint's own): that of the
+        first backend there that runs the format."""
+        backend = next((b for b in self.backends_on(hw) if b.runs_format(fmt)), None)
+        return backend.dtype or "" if backend else ""
+
+    def runs(self, hw: Hardware, fmt: str | None = None) -> bool:
+        """Whether this engine runs on ``hw`` (and runs weights in ``fmt`` there, when given)."""
+        return any(fmt is None or b.runs_format(fmt) for b in self.backends_on(hw))
 
 
 class Assumptions(Frozen):
@@ -754,11 +820,12 @@ class QualityLabel(Frozen):
 class Wanted(Frozen):
     """A model or accelerator people ask for that the catalog does not have, and what keeps it out:
     ``needs_engine`` (its config is known but the engine cannot yet count it exactly),
-    ``not_sourceable`` (no primary source gives the facts) or ``not_released`` (no such product or open
+    ``not_sourceable`` (no primary source gives the facts), ``no_engine`` (an accelerator no inference
+    engine of engines.yaml documents support for) or ``not_released`` (no such product or open
     weights). ``missing`` says exactly what is lacking; ``sources`` are what was read."""
 
     name: Name
     kind: Literal["model", "hardware"]
-    status: Literal["needs_engine", "not_sourceable", "not_released"]
+    status: Literal["needs_engine", "not_sourceable", "no_engine", "not_released"]
     missing: Annotated[str, Field(min_length=10, max_length=2000)]
     sources: tuple[Source, ...] = ()

@@ -17,6 +17,7 @@ from generator.site.quality import Quality
 from generator.site.setups import Answer, Setup
 from generator.sizing.estimate import SIZING_VERSION, Estimate
 from generator.sizing.params import count_params
+from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT
 
 Verdict = Literal["comfortable", "tight", "oom"]
 
@@ -154,7 +155,8 @@ class PairJSON(Payload):
 
 
 class HardwareSummary(Payload):
-    """One accelerator on a model's leaderboard."""
+    """One accelerator on a model's leaderboard: the leaderboard's setup (``leaderboard_quant`` on
+    ``leaderboard_engine``, default KV cache and context, one card) on it."""
 
     hardware: str
     verdict: Verdict
@@ -189,6 +191,9 @@ class ModelJSON(Payload):
     badge: str
     sources: list[str]
     quality: dict[str, QualityInfo]
+    # The setup the leaderboard compares; accelerators whose platform does not run it are left out.
+    leaderboard_quant: str
+    leaderboard_engine: str
     leaderboard: list[HardwareSummary]
 
 
@@ -429,7 +434,7 @@ def pair_json(p: PairData, quality: Mapping[str, Quality]) -> PairJSON:
 
 
 def model_json(pairs: list[PairData], quality: Mapping[str, Quality]) -> ModelJSON:
-    """A model's JSON with its leaderboard over every accelerator."""
+    """A model's JSON with its leaderboard over every accelerator that runs the common setup."""
     m = pairs[0].model
     params = pairs[0].est.params
     return ModelJSON(
@@ -449,22 +454,25 @@ def model_json(pairs: list[PairData], quality: Mapping[str, Quality]) -> ModelJS
         badge=routes.badge(m.slug),
         sources=list(m.sources),
         quality={name: QualityInfo.model_validate(q.to_json()) for name, q in quality.items()},
+        leaderboard_quant=DEFAULT_FORMAT,
+        leaderboard_engine=DEFAULT_ENGINE,
         leaderboard=[
             HardwareSummary(
                 hardware=p.hardware.slug,
-                verdict=p.est.memory.verdict,
-                total_bytes=p.est.memory.total_bytes,
-                usable_bytes=p.est.memory.usable_bytes,
-                decode_tok_s=p.est.speed.decode_tok_s,
-                decode_tok_s_low=p.est.speed_range.decode_low,
-                decode_tok_s_high=p.est.speed_range.decode_high,
-                ttft_s=p.est.speed.ttft_s,
-                ttft_s_low=p.est.speed_range.ttft_low,
-                ttft_s_high=p.est.speed_range.ttft_high,
-                max_context=p.est.max_context,
+                verdict=e.memory.verdict,
+                total_bytes=e.memory.total_bytes,
+                usable_bytes=e.memory.usable_bytes,
+                decode_tok_s=e.speed.decode_tok_s,
+                decode_tok_s_low=e.speed_range.decode_low,
+                decode_tok_s_high=e.speed_range.decode_high,
+                ttft_s=e.speed.ttft_s,
+                ttft_s_low=e.speed_range.ttft_low,
+                ttft_s_high=e.speed_range.ttft_high,
+                max_context=e.max_context,
                 pair=routes.api_pair(m.slug, p.hardware.slug),
             )
             for p in pairs
+            if (e := p.standard) is not None
         ],
     )
 

@@ -39,21 +39,25 @@ def _gib(n: int) -> str:
 
 
 def badge(pairs: Sequence[PairData]) -> Badge:
-    """Total memory of the default 4-bit scenario and the smallest single GPU it fits on."""
-    est = pairs[0].est
-    total = est.memory.total_bytes
+    """Total memory of the common 4-bit setup (PairData.standard) and the smallest single GPU it fits on."""
+    ran = [(p, p.standard) for p in pairs if p.standard is not None]
+    total = ran[0][1].memory.total_bytes
     gpus = [
-        p
-        for p in pairs
+        (p, est)
+        for p, est in ran
         if p.hardware.kind not in (HardwareKind.apple_unified, HardwareKind.unified_apu, HardwareKind.npu)
-        and p.est.memory.verdict != "oom"
+        and est.memory.verdict != "oom"
     ]
     if gpus:
-        smallest = min(
+        smallest, est = min(
             gpus,
-            key=lambda p: (p.hardware.memory_bytes, p.hardware.price.usd if p.hardware.price else 0, p.hardware.slug),
+            key=lambda r: (
+                r[0].hardware.memory_bytes,
+                r[0].hardware.price.usd if r[0].hardware.price else 0,
+                r[0].hardware.slug,
+            ),
         )
-        return Badge(LABEL, f"{_gib(total)} · fits {short_name(smallest.hardware.name)}", smallest.est.memory.verdict)
+        return Badge(LABEL, f"{_gib(total)} · fits {short_name(smallest.hardware.name)}", est.memory.verdict)
     return Badge(LABEL, f"{_gib(total)} · no single GPU", "oom")
 
 

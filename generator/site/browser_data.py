@@ -66,6 +66,10 @@ PARITY_KEYS = (
 )
 
 
+# What the browser does not need of an engine's backends (it only checks where they run).
+BACKEND_PROSE = {"sources", "notes", "since"}
+
+
 def shared_data(catalog: Catalog) -> dict[str, Any]:
     """Formats, KV dtypes, engine profiles, assumptions and calibration: the same on every page."""
     assert catalog.calibration is not None
@@ -75,7 +79,10 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
             for f in catalog.formats.values()
         ],
         "kv_cache": [k.model_dump(mode="json", exclude={"source"}) for k in catalog.kv_dtypes.values()],
-        "engines": [e.model_dump(mode="json", exclude={"sources", "notes"}) for e in catalog.engines.values()],
+        "engines": [
+            e.model_dump(mode="json", exclude={"sources": True, "notes": True, "backends": {"__all__": BACKEND_PROSE}})
+            for e in catalog.engines.values()
+        ],
         "assumptions": catalog.assumptions.model_dump(mode="json", exclude={"sources"}),
         "calibration": {
             "decode_fits": [f.model_dump(mode="json") for f in catalog.calibration.decode_fits],

@@ -13,12 +13,14 @@ from typing import Any
 
 from markupsafe import Markup
 
+from generator.content.catalog import Catalog
 from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import PairData
 from generator.site.quality import LABEL_TEXT, Quality
 from generator.site.render import environment
-from generator.sizing.estimate import Estimate, fill
+from generator.sizing.estimate import Estimate, ScenarioError, check_scenario, fill
 from generator.sizing.memory import vision_size
+from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT, Scenario
 
 # Format, quality label, engine, total, decode, verdict badge, fewest devices (a format's weights are
 # the same on every accelerator: the model page lists them).
@@ -184,11 +186,13 @@ def reason_templates(lang: str) -> dict[str, str]:
     workbench fills them with the values sizing.js scenarioProblem returns. Cached per language; read-only."""
     tr = translations(lang)
     slots = {k: "{" + k + "}" for k in ("engine", "fmt", "family", "formats", "hw", "kv", "engines", "model")}
-    slots |= {k: "{" + k + "}" for k in ("n", "heads", "kv_heads")}
+    slots |= {k: "{" + k + "}" for k in ("n", "heads", "kv_heads", "backend", "kvs")}
     return {
         "format": tr.gettext("%(engine)s does not load %(fmt)s (%(family)s); it loads %(formats)s") % slots,
         "hardware": tr.gettext("%(engine)s does not run on %(hw)s") % slots,
+        "backend_format": tr.gettext("%(engine)s runs %(formats)s on %(hw)s (%(backend)s), not %(fmt)s") % slots,
         "kv": tr.gettext("%(engine)s has no %(kv)s KV cache (supported by %(engines)s)") % slots,
+        "backend_kv": tr.gettext("%(engine)s has no %(kv)s KV cache on %(hw)s (%(backend)s: %(kvs)s)") % slots,
         "moe_only": tr.gettext("%(fmt)s quantizes MoE experts; %(model)s is a dense model") % slots,
         "offload": tr.gettext("%(engine)s does not offload layers to system RAM in this estimate") % slots,
         "vision": tr.gettext("%(engine)s loads only the text model of %(model)s, not its vision encoder") % slots,
@@ -197,3 +201,18 @@ def reason_templates(lang: str) -> dict[str, str]:
         )
         % slots,
     }
+
+
+def why_not_standard(catalog: Catalog, p: PairData, lang: str) -> str:
+    """Why the setup the other pages compare (Q4_K_M on llama.cpp) cannot run on the pair's card, in
+    ``lang`` ("" where it runs: the page then starts from it)."""
+    if p.standard is not None:
+        return ""
+    engine = catalog.engine(DEFAULT_ENGINE)
+    kv = catalog.kv_dtype(engine.default_kv_dtype)
+    sc = Scenario(catalog.format(DEFAULT_FORMAT), kv, engine, p.est.scenario.context, gpus=p.hardware.chips)
+    try:
+        check_scenario(p.model, p.hardware, sc)
+    except ScenarioError as exc:
+        return fill(reason_templates(lang)[exc.code], exc.values)
+    return ""

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from generator.content.catalog import Catalog
-from generator.content.schema import Hardware, HardwareKind, Model
+from generator.content.schema import Hardware, Model
 from generator.sizing.estimate import Estimate, ScenarioError, estimate
 from generator.sizing.scenario import DEFAULT_FORMAT, Facts, Scenario
 
@@ -32,6 +32,8 @@ class CommandInputs:
     kv_dtype: str = ""
     offload: float = 0.0
     vision: bool = False
+    # vLLM's --dtype where the backend computes in another 16-bit type (EngineBackend.dtype).
+    dtype: str = ""
 
     def to_json(self) -> dict[str, object]:
         """Every input, by name."""
@@ -39,8 +41,10 @@ class CommandInputs:
 
     def differences(self, page: Mapping[str, object]) -> dict[str, object]:
         """The inputs that differ from the page's scenario (``page``, as ``Scenario.inputs`` gives it):
-        what a pair page embeds for the workbench (``data-inputs``), which reads the rest from the page."""
-        return {k: v for k, v in self.to_json().items() if page.get(k) != v}
+        what a pair page embeds for the workbench (``data-inputs``), which reads the rest from the page. An
+        input the page's scenario does not name (``dtype``) differs when it is not its default."""
+        defaults = {f.name: f.default for f in dataclasses.fields(self)}
+        return {k: v for k, v in self.to_json().items() if page.get(k, defaults[k]) != v}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,16 +69,32 @@ def _llama_server(model: Model, _memory_utilization: float, i: CommandInputs) ->
     repo = art.gguf[0] if art.gguf else ""
     source = ["-hf", f"{repo}:{i.quant.upper()}"] if repo else ["-m", f"{model.slug}-{i.quant}.gguf"]
     layers = str(round(model.architecture.num_layers * (1 - i.offload))) if i.offload else "99"
-    parts = ["llama-server", *source, "-c", str(i.context * i.batch), "-ngl", layers, "-fa", "on"]
+    parts = ["llama-server", *source, "-c", str(i.context * i.batch), "-ngl", layers]
     if i.kv_dtype in _QUANTIZED_KV:
-        parts += ["-ctk", i.kv_dtype, "-ctv", i.kv_dtype]
+        # A quantized V cache needs flash attention; otherwise llama.cpp's default (auto) uses it where
+        # the backend has it (CANN on the 310P does not).
+        parts += ["-fa", "on", "-ctk", i.kv_dtype, "-ctv", i.kv_dtype]
     if i.batch > 1:
         parts += ["--parallel", str(i.batch)]
     if i.gpus > 1:
         parts += ["--split-mode", "layer"]
     if model.vision is not None and not i.vision:
         parts.append("--no-mmproj")  # -hf would load the vision encoder too
-    return shlex.join(parts), repo
+    return "\n".join([*([] if repo else _gguf_steps(model, i.quant)), shlex.join(parts)]), repo
+
+
+def _gguf_steps(model: Model, quant: str) -> list[str]:
+    """The commands that make ``quant``'s GGUF file where no GGUF repo is published: download the
+    checkpoint, convert it to a 16-bit GGUF (llama.cpp's convert_hf_to_gguf.py), quantize it
+    (llama-quantize) unless F16 is wanted."""
+    f16 = f"{model.slug}-F16.gguf"
+    steps = [
+        shlex.join(["hf", "download", model.hf_id, "--local-dir", model.slug]),
+        shlex.join(["python", "convert_hf_to_gguf.py", model.slug, "--outtype", "f16", "--outfile", f16]),
+    ]
+    if quant != "F16":
+        steps.append(shlex.join(["llama-quantize", f16, f"{model.slug}-{quant}.gguf", quant]))
+    return steps
 
 
 def _vllm_serve(model: Model, memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:
@@ -93,6 +113,8 @@ def _vllm_serve(model: Model, memory_utilization: float, i: CommandInputs) -> tu
         parts += ["--kv-cache-dtype", "fp8"]
     if i.batch > 1:
         parts += ["--max-num-seqs", str(i.batch)]
+    if i.dtype:
+        parts += ["--dtype", i.dtype]
     return shlex.join(parts), repo
 
 
@@ -127,19 +149,20 @@ def command_gpus(est: Estimate, gpus: int) -> int:
 
 
 def commands(
-    catalog: Catalog, model: Model, hw: Hardware, matrix: Sequence[FormatRow], context: int
+    catalog: Catalog, model: Model, hw: Hardware, matrix: Sequence[FormatRow], own: Scenario
 ) -> tuple[Command, ...]:
-    """llama-server for the page's scenario (Q4_K_M); vllm serve and mlx_lm for the best fitting format of
-    their engine; an Ollama Modelfile for its tag."""
+    """The page's own scenario's command, with its engine's; vllm serve and mlx_lm for the best fitting format
+    of their engine; an Ollama Modelfile for its tag (Q4_K_M, where Ollama runs on the card). Only engines
+    that run on the card's platform, with formats their backend there runs, get a block."""
     out = []
 
     def pick(engine: str) -> FormatRow | None:
         rows = [r for r in matrix if r.engine.name == engine and r.est is not None]
         fitting = [r for r in rows if r.est and r.est.memory.verdict != "oom"]
         pool = fitting or rows
-        if engine == "llama.cpp":
+        if engine == own.engine.name:
             # The page's own scenario (the browser rebuilds this block from it): on as many devices as it needs.
-            default = [r for r in rows if r.fmt.name == DEFAULT_FORMAT]
+            default = [r for r in rows if r.fmt.name == own.fmt.name]
             if default:
                 return default[0]
         return max(
@@ -147,17 +170,19 @@ def commands(
         )
 
     for engine in ("llama.cpp", "vllm", "ollama", "mlx"):
+        profile = catalog.engine(engine)
         if engine == "ollama":
+            # Ollama runs the GGUF that llama.cpp's Q4_K_M row sizes, with its own profile.
             row = next((r for r in matrix if r.fmt.name == DEFAULT_FORMAT and r.est is not None), None)
-            if hw.kind is HardwareKind.npu:
+            if not profile.runs(hw, DEFAULT_FORMAT):
                 row = None
         else:
             row = pick(engine)
         if row is None or row.est is None:
             continue
-        profile = catalog.engine(engine)
         gpus = 1 if engine in ("ollama", "mlx") else command_gpus(row.est, row.est.scenario.gpus)
-        inputs = CommandInputs(engine, row.fmt.name, context, 1, gpus, profile.default_kv_dtype)
+        dtype = profile.dtype_on(hw, row.fmt.name)
+        inputs = CommandInputs(engine, row.fmt.name, own.context, 1, gpus, profile.default_kv_dtype, dtype=dtype)
         built = launch_command(model, profile.memory_utilization, inputs)
         if built is not None:
             text, repo = built
@@ -182,6 +207,7 @@ def follow(
         sc.kv.name,
         sc.offload,
         sc.vision,
+        sc.engine.dtype_on(hw, sc.fmt.name),
     )
     out = []
     for c in own:

@@ -25,7 +25,7 @@ from generator.site.pair_page import FormatRow, PairData, context_steps, try_est
 from generator.site.quality import Quality, quality_of
 from generator.site.setups import SINGLE, available
 from generator.sizing.devices import device_view
-from generator.sizing.estimate import fit_and_decode
+from generator.sizing.estimate import Estimate, fit_and_decode
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
 from generator.sizing.memory import memory, tp_valid, vision_size
 from generator.sizing.params import ParamCount, count_params, layer_kinds
@@ -53,7 +53,7 @@ def footprint(catalog: Catalog, model: Model, reference: Hardware) -> tuple[Foot
     for fmt in catalog.formats.values():
         eng = catalog.engine(FAMILY_ENGINE[fmt.family.value])
         hw = reference
-        if reference.kind not in eng.hardware_kinds:
+        if not eng.runs(reference):
             continue
         sc = Scenario(fmt=fmt, kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=8192)
         a, _ = try_estimate(model, hw, sc, facts)
@@ -212,9 +212,8 @@ def smaller_kv(catalog: Catalog, engine: EngineProfile, kv: KVDtype) -> list[KVD
     )
 
 
-def fix_for(catalog: Catalog, p: PairData) -> Fix | None:
-    """What would make the pair's default setup fit (None when it already fits)."""
-    est = p.est
+def fix_for(catalog: Catalog, p: PairData, est: Estimate) -> Fix | None:
+    """What would make ``est``, a setup of the pair, fit (None when it already fits)."""
     if est.memory.verdict != "oom":
         return None
     sc = est.scenario
@@ -240,26 +239,29 @@ def fix_for(catalog: Catalog, p: PairData) -> Fix | None:
 
 @dataclasses.dataclass(frozen=True)
 class LeaderRow:
-    """One accelerator in a model's leaderboard: the default setup on it, its price, and when it does not
-    fit, what would."""
+    """One accelerator in a model's leaderboard: the setup every row compares (the pair's ``standard``),
+    its price, and when it does not fit, what would."""
 
     pair: PairData
+    est: Estimate
     price: Price | None
     fix: Fix | None
 
 
 def leaderboard(catalog: Catalog, pairs: Sequence[PairData]) -> tuple[LeaderRow, ...]:
-    """Every accelerator with the model's default setup: those that fit well first, then tight fits, each
-    fastest first; then those that do not fit, nearest to fitting first (``static/leaderboard.js`` sorts
-    the same way by default)."""
+    """Every accelerator that runs the model page's common setup (Q4_K_M on llama.cpp): those that fit
+    well first, then tight fits, each fastest first; then those that do not fit, nearest to fitting first
+    (``static/leaderboard.js`` sorts the same way by default and leaves out the same accelerators)."""
 
-    def key(p: PairData) -> tuple[int, float, str]:
-        m = p.est.memory
+    def key(row: tuple[PairData, Estimate]) -> tuple[int, float, str]:
+        p, est = row
+        m = est.memory
         if m.verdict == "oom":
             return (2, m.per_gpu_bytes / m.usable_per_gpu_bytes, p.hardware.slug)
-        return (VERDICT_RANK[m.verdict], -p.est.speed.decode_tok_s, p.hardware.slug)
+        return (VERDICT_RANK[m.verdict], -est.speed.decode_tok_s, p.hardware.slug)
 
-    return tuple(LeaderRow(p, p.hardware.price, fix_for(catalog, p)) for p in sorted(pairs, key=key))
+    rows = sorted(((p, p.standard) for p in pairs if p.standard is not None), key=key)
+    return tuple(LeaderRow(p, est, p.hardware.price, fix_for(catalog, p, est)) for p, est in rows)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -289,18 +291,19 @@ FAQ_CONTEXTS = (8192, 32768, 131072)
 
 
 def lead(pairs: Sequence[PairData], reference: str, tight: float) -> Lead:
-    """The lead from the pairs' default setups (4-bit GGUF on llama.cpp at the default context)."""
-    ref = next((p for p in pairs if p.hardware.slug == reference), pairs[0])
-    holding = [p for p in pairs if p.hardware.kind in CARD_KINDS and p.est.memory.verdict != "oom"]
+    """The lead from the pairs' common setup (4-bit GGUF on llama.cpp at the default context); the
+    accelerators that cannot run it count as not holding it."""
+    ran = [(p, p.standard) for p in pairs if p.standard is not None]
+    ref, est = next(((p, e) for p, e in ran if p.hardware.slug == reference), ran[0])
+    holding = [(p, e) for p, e in ran if p.hardware.kind in CARD_KINDS and e.memory.verdict != "oom"]
 
-    def key(p: PairData) -> tuple[float, float, str]:
-        price = p.hardware.price
-        return (p.hardware.memory_bytes, price.usd if price else math.inf, p.hardware.slug)
+    def key(row: tuple[PairData, Estimate]) -> tuple[float, float, str]:
+        price = row[0].hardware.price
+        return (row[0].hardware.memory_bytes, price.usd if price else math.inf, row[0].hardware.slug)
 
     card = min(holding, key=key, default=None)
-    fitting = [p for p in pairs if p.est.memory.verdict != "oom"]
-    fast = max(fitting, key=lambda p: (p.est.speed.decode_tok_s, p.hardware.slug), default=None)
-    est = ref.est
+    fitting = [(p, e) for p, e in ran if e.memory.verdict != "oom"]
+    fast = max(fitting, key=lambda r: (r[1].speed.decode_tok_s, r[0].hardware.slug), default=None)
     top = ref.model.architecture.max_context
     contexts = sorted({min(c, top) for c in FAQ_CONTEXTS})
     totals = tuple(
@@ -311,14 +314,14 @@ def lead(pairs: Sequence[PairData], reference: str, tight: float) -> Lead:
         fmt=est.scenario.fmt.name,
         context=est.scenario.context,
         total_bytes=est.memory.total_bytes,
-        card=card.hardware if card else None,
-        card_max_context=card.est.max_context if card else 0,
+        card=card[0].hardware if card else None,
+        card_max_context=card[1].max_context if card else 0,
         reference=ref.hardware,
         reference_devices=est.min_gpus,
         fits=len(fitting),
         accelerators=len(pairs),
-        fastest=(fast.hardware, fast.est.speed.decode_tok_s) if fast else None,
-        card_tok_s=card.est.speed.decode_tok_s if card else None,
+        fastest=(fast[0].hardware, fast[1].speed.decode_tok_s) if fast else None,
+        card_tok_s=card[1].speed.decode_tok_s if card else None,
         totals=totals,
     )
 
@@ -430,12 +433,16 @@ def recommended_commands(
                 continue
             if FAMILY_ENGINE[fmt.family.value] != engine and not (engine == "ollama" and fmt.name == DEFAULT_FORMAT):
                 continue
+            if not profile.runs(rec.hardware, fmt.name):
+                continue  # the card was picked for the format's natural engine; Ollama may not run there
             choices.append((rec.cost_usd, -fmt.bits_per_weight, fmt.name, rec))
         if not choices:
             continue
         _, _, name, rec = min(choices, key=lambda c: c[:3])
         devices = rec.units * rec.hardware.chips if profile.split != "none" and engine != "ollama" else 1
-        inputs = CommandInputs(engine, name, catalog.assumptions.default_context, 1, devices, profile.default_kv_dtype)
+        dtype = profile.dtype_on(rec.hardware, name)
+        context = catalog.assumptions.default_context
+        inputs = CommandInputs(engine, name, context, 1, devices, profile.default_kv_dtype, dtype=dtype)
         built = launch_command(model, profile.memory_utilization, inputs)
         if built is not None:
             out.append(EngineSetup(profile.label, name, rec, built[0]))

@@ -20,7 +20,13 @@ from generator.content.schema import Hardware, Model
 from generator.site import badges
 from generator.site.accuracy import AccuracyData, accuracy_data
 from generator.site.browser_data import encoded, model_asset, model_data
-from generator.site.cells import context_cells, marked_extrapolated, matrix_cells, memory_descriptions
+from generator.site.cells import (
+    context_cells,
+    marked_extrapolated,
+    matrix_cells,
+    memory_descriptions,
+    why_not_standard,
+)
 from generator.site.charts import price_tick_labels, value_chart
 from generator.site.hardware_page import (
     BUDGET_TOK_S,
@@ -112,7 +118,7 @@ class ModelGroup:
                 "leaderboard": board,
                 "value_chart": value_chart(
                     [
-                        (r.pair.hardware.name, r.price.usd, r.pair.est.speed.decode_tok_s)
+                        (r.pair.hardware.name, r.price.usd, r.est.speed.decode_tok_s)
                         for r in board
                         if r.price and not r.fix
                     ]
@@ -283,6 +289,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         # The cheapest offers with what renting the scenario's devices costs a month at the default hours.
         "offer_rows": list(zip(p.offers, p.offer_months, strict=True))[:OFFER_ROWS],
         "describe": memory_descriptions(p, route.lang),
+        "standard_why": why_not_standard(catalog, p, route.lang),
     }
 
 

@@ -12,9 +12,9 @@ from generator.content.catalog import Catalog
 from generator.content.schema import CloudOffer, EngineProfile, Hardware, Model, QuantFormat
 from generator.site.commands import Command, commands, follow
 from generator.sizing.cost import offer_monthly
-from generator.sizing.estimate import Estimate, ScenarioError, estimate
+from generator.sizing.estimate import Estimate, ScenarioError, default_scenario, estimate
 from generator.sizing.memory import memory
-from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario, default_scenario, facts_of
+from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT, FAMILY_ENGINE, Facts, Scenario, facts_of
 
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 
@@ -58,6 +58,10 @@ class PairData:
     # What renting the scenario's devices costs a month at each offer's price, in the order of ``offers``.
     offer_months: tuple[float, ...]
     finetune_gpus: tuple[int, int, int]
+    # The setup every model page compares accelerators at (Q4_K_M on llama.cpp, default context, one
+    # card), or None where this card cannot run it; ``est`` is the page's own, which differs from it
+    # where the card's platform does not run that setup.
+    standard: Estimate | None = None
 
     @property
     def best(self) -> FormatRow | None:
@@ -120,14 +124,14 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
     """All numbers of one model × hardware page, for its default scenario or for ``sc`` (what the page's
     workbench shows for that scenario: the browser test renders it to compare)."""
     facts = facts_of(catalog)
-    own = default_scenario(catalog, gpus=hw.chips)
+    own = default_scenario(catalog, model, hw)
     sc = sc or own
     est = estimate(model, hw, sc, facts)
     matrix = quant_matrix(catalog, model, hw, sc.context)
     # The page's command blocks are chosen at its own scenario; another scenario rewrites them as the
     # workbench does.
     own_matrix = matrix if sc == own else quant_matrix(catalog, model, hw, own.context)
-    blocks = commands(catalog, model, hw, own_matrix, own.context)
+    blocks = commands(catalog, model, hw, own_matrix, own)
     contexts, kv16, kv8 = context_rows(catalog, model, hw, est)
     # Fine-tuning does not run on the inference engine: its devices are counted at the page's own scenario.
     per_gpu = (est if sc == own else estimate(model, hw, own, facts)).memory.usable_per_gpu_bytes
@@ -145,4 +149,7 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
         offers=offers,
         offer_months=tuple(offer_monthly(o, sc.gpus, hw.chips, catalog.assumptions) for o in offers),
         finetune_gpus=(ft[0], ft[1], ft[2]),
+        standard=next(
+            (r.est for r in own_matrix if r.fmt.name == DEFAULT_FORMAT and r.engine.name == DEFAULT_ENGINE), None
+        ),
     )

@@ -81,12 +81,7 @@ class Setup:
 
 def available(model: Model, fmt: str, family: FormatFamily) -> bool:
     """Whether a checkpoint of ``fmt`` is published for the model (16-bit weights: the model's own)."""
-    art = model.artifacts
-    if family is FormatFamily.gguf:
-        return bool(art.gguf)
-    if family is FormatFamily.mlx:
-        return bool(art.mlx)
-    return {"AWQ": bool(art.awq), "GPTQ": bool(art.gptq), "MXFP4": bool(art.mxfp4)}.get(fmt, True)
+    return model.has_checkpoint(fmt, family)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,7 +128,7 @@ def _candidates(catalog: Catalog, model: Model, hw: Hardware) -> Iterator[tuple[
     for rank, (fmt, engine) in enumerate(CANDIDATES):
         qf = catalog.formats.get(fmt)
         profile = catalog.engines.get(engine)
-        if qf is None or profile is None or hw.kind not in profile.hardware_kinds:
+        if qf is None or profile is None or not profile.runs(hw, fmt):
             continue
         if available(model, fmt, qf.family):
             yield rank, fmt, engine

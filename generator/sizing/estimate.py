@@ -5,16 +5,26 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from generator.content.schema import Assumptions, Calibration, ErrorSummary, Hardware, HardwareKind, Model
+from generator.content.catalog import Catalog
+from generator.content.schema import (
+    Assumptions,
+    Calibration,
+    EngineBackend,
+    ErrorSummary,
+    Hardware,
+    HardwareKind,
+    Model,
+)
 from generator.sizing.cost import Cost, cost
 from generator.sizing.devices import device_view
 from generator.sizing.finetune import FineTune, finetune
 from generator.sizing.kv import state_bytes_per_seq
 from generator.sizing.memory import Memory, largest, memory, tp_valid
 from generator.sizing.params import ParamCount, count_params, declared_mismatch
-from generator.sizing.scenario import Facts, Scenario, calibration_for
+from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT, FAMILY_ENGINE, Facts, Scenario, calibration_for
 from generator.sizing.speed import Speed, SpeedConstants, SpeedRange, speed, speed_range
 from generator.sizing.weights import WeightBytes, weight_bytes
 
@@ -36,7 +46,9 @@ class ScenarioError(ValueError):
 REASONS = {
     "format": "{engine} does not load {fmt} ({family}); it loads {formats}",
     "hardware": "{engine} does not run on {hw}",
+    "backend_format": "{engine} runs {formats} on {hw} ({backend}), not {fmt}",
     "kv": "{engine} has no {kv} KV cache (supported by {engines})",
+    "backend_kv": "{engine} has no {kv} KV cache on {hw} ({backend}: {kvs})",
     "moe_only": "{fmt} quantizes MoE experts; {model} is a dense model",
     "offload": "{engine} does not offload layers to system RAM in this estimate",
     "vision": "{engine} loads only the text model of {model}, not its vision encoder",
@@ -181,6 +193,11 @@ def ratio_ranges(
     return pair(cal.decode, extrapolated[0]), pair(cal.prefill, extrapolated[1])
 
 
+def _names(backends: Sequence[EngineBackend]) -> str:
+    """The backends' names, each once, joined with "/" ("SYCL/Vulkan")."""
+    return "/".join(dict.fromkeys(b.name for b in backends))
+
+
 def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
     """Raise ScenarioError when the engine cannot run this format, hardware or GPU count."""
     engine = sc.engine
@@ -188,10 +205,20 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         served = ", ".join(f.value for f in engine.formats)
         values = {"engine": engine.label, "fmt": sc.fmt.name, "family": sc.fmt.family.value, "formats": served}
         raise ScenarioError("format", values)
-    if hw.kind not in engine.hardware_kinds:
+    on = engine.backends_on(hw)
+    if not on:
         raise ScenarioError("hardware", {"engine": engine.label, "hw": hw.name})
+    running = [b for b in on if b.runs_format(sc.fmt.name)]
+    if not running:
+        formats = ", ".join(dict.fromkeys(f for b in on for f in b.formats))
+        values = {"engine": engine.label, "hw": hw.name, "backend": _names(on), "fmt": sc.fmt.name, "formats": formats}
+        raise ScenarioError("backend_format", values)
     if engine.name not in sc.kv.engines:
         raise ScenarioError("kv", {"engine": engine.label, "kv": sc.kv.name, "engines": ", ".join(sc.kv.engines)})
+    if not any(b.runs_kv(sc.kv.name) for b in running):
+        kvs = ", ".join(dict.fromkeys(k for b in running for k in b.kv_dtypes))
+        values = {"engine": engine.label, "hw": hw.name, "backend": _names(running), "kv": sc.kv.name, "kvs": kvs}
+        raise ScenarioError("backend_kv", values)
     if sc.fmt.moe_only and model.moe is None:
         raise ScenarioError("moe_only", {"fmt": sc.fmt.name, "model": model.name})
     if sc.offload and engine.split != "layer":
@@ -208,6 +235,42 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
             "kv_heads": str(a.num_kv_heads),
         }
         raise ScenarioError("split", values)
+
+
+def runs(model: Model, hw: Hardware, sc: Scenario) -> bool:
+    """Whether the engine can run ``sc`` here at all (it may still not fit): :func:`check_scenario` passes."""
+    try:
+        check_scenario(model, hw, sc)
+    except ScenarioError:
+        return False
+    return True
+
+
+def default_scenario(catalog: Catalog, model: Model, hw: Hardware, context: int | None = None) -> Scenario:
+    """The scenario a pair page starts from: Q4_K_M on llama.cpp with its default KV cache at the default
+    context, on one card (as many devices as it has chips). Where the card's platform does not run that
+    (llama.cpp's CANN backend runs F16, Q8_0 and Q4_0; llama.cpp does not run on Gaudi), the nearest setup
+    that does, each format on the engine that loads its family (FAMILY_ENGINE): llama.cpp's formats first;
+    then formats with a published checkpoint first, then the bits per weight nearest Q4_K_M's, the higher
+    on a tie."""
+    reference = catalog.format(DEFAULT_FORMAT)
+    best: tuple[tuple[bool, bool, float, float], Scenario] | None = None
+    for fmt in catalog.formats.values():
+        engine = catalog.engines.get(FAMILY_ENGINE[fmt.family.value])
+        if engine is None:
+            continue
+        kv = catalog.kv_dtype(engine.default_kv_dtype)
+        sc = Scenario(fmt, kv, engine, context or catalog.assumptions.default_context, gpus=hw.chips)
+        if not runs(model, hw, sc):
+            continue
+        distance = abs(fmt.bits_per_weight - reference.bits_per_weight)
+        published = model.has_checkpoint(fmt.name, fmt.family)
+        key = (engine.name != DEFAULT_ENGINE, not published, distance, -fmt.bits_per_weight)
+        if best is None or key < best[0]:
+            best = (key, sc)
+    if best is None:  # the loader makes sure some engine runs on every platform of the catalog
+        raise LookupError(f"no engine of engines.yaml runs on {hw.name} ({hw.platform})")
+    return best[1]
 
 
 def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[str, float | None]:

@@ -266,22 +266,3 @@ def facts_of(catalog: Catalog) -> Facts:
         )
     assert isinstance(facts, Facts)
     return facts
-
-
-def default_scenario(
-    catalog: Catalog,
-    fmt: str = DEFAULT_FORMAT,
-    engine: str = DEFAULT_ENGINE,
-    context: int | None = None,
-    gpus: int = 1,
-) -> Scenario:
-    """The scenario every pair page starts from: Q4_K_M on llama.cpp, its default KV, 8K context, on
-    ``gpus`` devices (a page starts from one card: as many devices as the card has chips)."""
-    eng = catalog.engine(engine)
-    return Scenario(
-        fmt=catalog.format(fmt),
-        kv=catalog.kv_dtype(eng.default_kv_dtype),
-        engine=eng,
-        context=context or catalog.assumptions.default_context,
-        gpus=gpus,
-    )

@@ -360,8 +360,8 @@ def test_cost_follows_hours_and_electricity(page: Any, base_url: str, catalog: C
     as the engine computes them with those assumptions; the URL keeps them."""
     import dataclasses
 
-    from generator.sizing.estimate import estimate
-    from generator.sizing.scenario import default_scenario, facts_of
+    from generator.sizing.estimate import default_scenario, estimate
+    from generator.sizing.scenario import facts_of
 
     page.goto(f"{base_url}/en/models/{MODEL}/h100-sxm/")
     page.wait_for_selector("#workbench[data-ready]")
@@ -371,9 +371,8 @@ def test_cost_follows_hours_and_electricity(page: Any, base_url: str, catalog: C
     facts = facts_of(catalog)
     a = facts.assumptions.model_copy(update={"hours_per_day": 24.0, "electricity_usd_per_kwh": 0.3})
     hw = catalog.hardware["h100-sxm"]
-    est = estimate(
-        catalog.models[MODEL], hw, default_scenario(catalog, gpus=hw.chips), dataclasses.replace(facts, assumptions=a)
-    )
+    model = catalog.models[MODEL]
+    est = estimate(model, hw, default_scenario(catalog, model, hw), dataclasses.replace(facts, assumptions=a))
     got = shown(page)
     for key in ("monthly_usd", "power_usd_per_hour", "breakeven_months"):
         want = getattr(est.cost, key)

@@ -12,7 +12,7 @@
  *   ollama: string | null }} Artifacts published checkpoints of a model
  * @typedef {{ slug: string, hf_id: string, architecture: { num_layers: number }, vision: object | null }} CommandModel
  * @typedef {{ engine: string, quant: string, context: number, batch: number, gpus: number, kv_dtype: string,
- *   offload: number, vision: boolean }} CommandInputs
+ *   offload: number, vision: boolean, dtype?: string }} CommandInputs
  * @typedef {{ x0: number, width: number, flip_at: number, label_min: number }} ChartGeometry the memory chart's SVG units
  * @typedef {{ weights_bytes: number, kv_cache_bytes: number, overhead_bytes: number, total_bytes: number,
  *   usable_bytes: number }} MemoryKeys
@@ -116,6 +116,20 @@ function quote(word) {
 /** @param {string[]} parts */
 const join = (parts) => parts.map(quote).join(" ");
 
+/**
+ * The commands that make a GGUF file where no GGUF repo is published (commands.py _gguf_steps):
+ * download, convert to a 16-bit GGUF, quantize unless F16 is wanted.
+ * @param {CommandModel} model
+ * @param {string} quant
+ */
+function ggufSteps(model, quant) {
+  const f16 = `${model.slug}-F16.gguf`;
+  const steps = [join(["hf", "download", model.hf_id, "--local-dir", model.slug]),
+    join(["python", "convert_hf_to_gguf.py", model.slug, "--outtype", "f16", "--outfile", f16])];
+  if (quant !== "F16") steps.push(join(["llama-quantize", f16, `${model.slug}-${quant}.gguf`, quant]));
+  return steps;
+}
+
 /** @type {Record<string, "awq" | "gptq" | "fp8" | "mxfp4">} */
 const VLLM_REPOS = { AWQ: "awq", GPTQ: "gptq", FP8: "fp8", MXFP4: "mxfp4" };
 
@@ -133,12 +147,13 @@ export function launchCommand(model, art, memoryUtilization, i) {
     const repo = art.gguf.length ? art.gguf[0] : "";
     const source = repo ? ["-hf", `${repo}:${i.quant.toUpperCase()}`] : ["-m", `${model.slug}-${i.quant}.gguf`];
     const layers = i.offload ? String(Math.round(model.architecture.num_layers * (1 - i.offload))) : "99";
-    const parts = ["llama-server", ...source, "-c", String(i.context * i.batch), "-ngl", layers, "-fa", "on"];
-    if (i.kv_dtype === "q8_0" || i.kv_dtype === "q4_0") parts.push("-ctk", i.kv_dtype, "-ctv", i.kv_dtype);
+    const parts = ["llama-server", ...source, "-c", String(i.context * i.batch), "-ngl", layers];
+    // A quantized V cache needs flash attention; otherwise llama.cpp's default (auto) decides.
+    if (i.kv_dtype === "q8_0" || i.kv_dtype === "q4_0") parts.push("-fa", "on", "-ctk", i.kv_dtype, "-ctv", i.kv_dtype);
     if (i.batch > 1) parts.push("--parallel", String(i.batch));
     if (i.gpus > 1) parts.push("--split-mode", "layer");
     if (model.vision && !i.vision) parts.push("--no-mmproj"); // -hf would load the vision encoder too
-    return [join(parts), repo];
+    return [[...(repo ? [] : ggufSteps(model, i.quant)), join(parts)].join("\n"), repo];
   }
   if (i.engine === "vllm") {
     const family = VLLM_REPOS[i.quant];
@@ -151,6 +166,7 @@ export function launchCommand(model, art, memoryUtilization, i) {
     if (i.gpus > 1) parts.push("--tensor-parallel-size", String(i.gpus));
     if (i.kv_dtype === "fp8") parts.push("--kv-cache-dtype", "fp8");
     if (i.batch > 1) parts.push("--max-num-seqs", String(i.batch));
+    if (i.dtype) parts.push("--dtype", i.dtype);
     return [join(parts), repo];
   }
   if (i.engine === "ollama") {

@@ -78,7 +78,7 @@ export function options(sizing, data, facts, model, art, context, users, maxDevi
     data.rules.candidates.forEach(([fmtName, engineName], rank) => {
       const fmt = data.formats.find((f) => f.name === fmtName);
       const engine = data.engines.find((e) => e.name === engineName);
-      if (!fmt || !engine || !engine.hardware_kinds.includes(hw.kind) || !available(art, fmtName, fmt.family)) return;
+      if (!fmt || !engine || !sizing.backendsOn(engine, hw).length || !available(art, fmtName, fmt.family)) return;
       const kvs = [engine.default_kv_dtype, ...(data.rules.kv8[engineName] ? [data.rules.kv8[engineName]] : [])];
       kvs.forEach((kvName, k) => {
         const kv = /** @type {KVDtype} */ (data.kv_cache.find((x) => x.name === kvName));

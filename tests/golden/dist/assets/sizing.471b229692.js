@@ -34,7 +34,7 @@
  *   vision: VisionEncoder | null, domain: "general" | "code" }} Model
  * @typedef {{ params: number, mmproj_bytes: number | null }} VisionEncoder encoder and projector of a multimodal model
  * @typedef {{ usd: number, date: string, kind: string }} Price the price of a new unit (Hardware.price in schema.py)
- * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, release_date: string,
+ * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, platform: string, release_date: string,
  *   memory_type: string | null, bandwidth_gbps: number, tflops_bf16: number | null, tflops_fp16: number | null,
  *   tflops_fp8: number | null, tops_int8: number | null, tdp_w: number | null, interconnect: string | null,
  *   chips: number, gpu_memory_limit_gib: number | null, price: Price | null }
@@ -46,8 +46,10 @@
  *   output_bpw: number, small_tensor_bpw: number, expert_bpw: number | null, moe_only: boolean,
  *   reference: ReferenceFile | null }} QuantFormat
  * @typedef {{ name: string, bytes_per_element: number, engines: string[] }} KVDtype
+ * @typedef {{ name: string, platforms: string[], hardware: string[], excluded: string[], formats: string[],
+ *   kv_dtypes: string[], dtype: string | null }} EngineBackend
  * @typedef {{ name: EngineName, label: string, default_kv_dtype: string, formats: FormatFamily[],
- *   hardware_kinds: HardwareKind[], memory_utilization: number,
+ *   backends: EngineBackend[], memory_utilization: number,
  *   kv_allocation: "shared_pool" | "paged" | "per_seq_steps", context_pad_tokens: number, batch_tokens: number,
  *   runtime_bytes_per_gpu: number, runtime_bytes_extra_gpu: number,
  *   compute_buffer: "logits_ubatch" | "activation_profile" | "none", activation_bytes_dense: number,
@@ -948,7 +950,9 @@ function cost(hw, model, gpus, aggregate, offers, apiPrices, as, chips) {
 export const REASONS = {
   format: "{engine} does not load {fmt} ({family}); it loads {formats}",
   hardware: "{engine} does not run on {hw}",
+  backend_format: "{engine} runs {formats} on {hw} ({backend}), not {fmt}",
   kv: "{engine} has no {kv} KV cache (supported by {engines})",
+  backend_kv: "{engine} has no {kv} KV cache on {hw} ({backend}: {kvs})",
   moe_only: "{fmt} quantizes MoE experts; {model} is a dense model",
   offload: "{engine} does not offload layers to system RAM in this estimate",
   vision: "{engine} loads only the text model of {model}, not its vision encoder",
@@ -965,6 +969,36 @@ export function fill(template, values) {
 }
 
 /**
+ * The engine's backends that run on this hardware, in engines.yaml's order: EngineProfile.backends_on.
+ * @param {EngineProfile} e
+ * @param {Hardware} hw
+ */
+export function backendsOn(e, hw) {
+  return e.backends.filter((b) => b.platforms.includes(hw.platform) &&
+    (!b.hardware.length || b.hardware.includes(hw.slug)) && !b.excluded.includes(hw.slug));
+}
+
+/**
+ * The --dtype a command for `fmt` on this hardware passes ("" for the checkpoint's own): the first backend
+ * there that runs the format (EngineProfile.dtype_on).
+ * @param {EngineProfile} e
+ * @param {Hardware} hw
+ * @param {string} fmt
+ */
+export function dtypeOn(e, hw, fmt) {
+  const backend = backendsOn(e, hw).find((b) => !b.formats.length || b.formats.includes(fmt));
+  return backend && backend.dtype ? backend.dtype : "";
+}
+
+/**
+ * Each backend's name once, joined with "/" (estimate.py _names).
+ * @param {EngineBackend[]} backends
+ */
+function backendNames(backends) {
+  return [...new Set(backends.map((b) => b.name))].join("/");
+}
+
+/**
  * Why the scenario cannot run, as [code, values] (a key of REASONS and its slots), or null.
  * @param {Model} model
  * @param {Hardware} hw
@@ -976,8 +1010,18 @@ export function scenarioProblem(model, hw, sc) {
   if (!e.formats.includes(sc.fmt.family)) {
     return ["format", { engine: e.label, fmt: sc.fmt.name, family: sc.fmt.family, formats: e.formats.join(", ") }];
   }
-  if (!e.hardware_kinds.includes(hw.kind)) return ["hardware", { engine: e.label, hw: hw.name }];
+  const on = backendsOn(e, hw);
+  if (!on.length) return ["hardware", { engine: e.label, hw: hw.name }];
+  const running = on.filter((b) => !b.formats.length || b.formats.includes(sc.fmt.name));
+  if (!running.length) {
+    return ["backend_format", { engine: e.label, hw: hw.name, backend: backendNames(on), fmt: sc.fmt.name,
+      formats: [...new Set(on.flatMap((b) => b.formats))].join(", ") }];
+  }
   if (!sc.kv.engines.includes(e.name)) return ["kv", { engine: e.label, kv: sc.kv.name, engines: sc.kv.engines.join(", ") }];
+  if (!running.some((b) => !b.kv_dtypes.length || b.kv_dtypes.includes(sc.kv.name))) {
+    return ["backend_kv", { engine: e.label, hw: hw.name, backend: backendNames(running), kv: sc.kv.name,
+      kvs: [...new Set(running.flatMap((b) => b.kv_dtypes))].join(", ") }];
+  }
   if (sc.fmt.moe_only && !model.moe) return ["moe_only", { fmt: sc.fmt.name, model: model.name }];
   if (sc.offload && e.split !== "layer") return ["offload", { engine: e.label }];
   if (sc.vision && model.vision && e.vision === "never") return ["vision", { engine: e.label, model: model.name }];
