@@ -10,7 +10,8 @@
  *   units: [string, string, string, string] }} NumberSpec how a language writes numbers (from CLDR)
  * @typedef {{ gguf: string[], awq: string[], gptq: string[], fp8: string[], mlx: string[], mxfp4: string[],
  *   ollama: string | null }} Artifacts published checkpoints of a model
- * @typedef {{ slug: string, hf_id: string, architecture: { num_layers: number }, vision: object | null }} CommandModel
+ * @typedef {{ slug: string, hf_id: string, architecture: { num_layers: number, max_context: number },
+ *   vision: object | null, long_context: { factor: number, original_context: number } | null }} CommandModel
  * @typedef {{ engine: string, quant: string, context: number, batch: number, gpus: number, kv_dtype: string,
  *   offload: number, vision: boolean, dtype?: string }} CommandInputs
  * @typedef {{ x0: number, width: number, flip_at: number, label_min: number }} ChartGeometry the memory chart's SVG units
@@ -152,6 +153,10 @@ export function launchCommand(model, art, memoryUtilization, i) {
     if (i.kv_dtype === "q8_0" || i.kv_dtype === "q4_0") parts.push("-fa", "on", "-ctk", i.kv_dtype, "-ctv", i.kv_dtype);
     if (i.batch > 1) parts.push("--parallel", String(i.batch));
     if (i.gpus > 1) parts.push("--split-mode", "layer");
+    const lc = model.long_context;
+    if (lc && i.context > model.architecture.max_context) {
+      parts.push("--rope-scaling", "yarn", "--rope-scale", String(lc.factor), "--yarn-orig-ctx", String(lc.original_context));
+    }
     if (model.vision && !i.vision) parts.push("--no-mmproj"); // -hf would load the vision encoder too
     return [[...(repo ? [] : ggufSteps(model, i.quant)), join(parts)].join("\n"), repo];
   }
@@ -167,6 +172,12 @@ export function launchCommand(model, art, memoryUtilization, i) {
     if (i.kv_dtype === "fp8") parts.push("--kv-cache-dtype", "fp8");
     if (i.batch > 1) parts.push("--max-num-seqs", String(i.batch));
     if (i.dtype) parts.push("--dtype", i.dtype);
+    const yarn = model.long_context;
+    if (yarn && i.context > model.architecture.max_context) {
+      const factor = Number.isInteger(yarn.factor) ? yarn.factor.toFixed(1) : String(yarn.factor);
+      parts.push("--hf-overrides", `{"rope_scaling":{"rope_type":"yarn","factor":${factor},` +
+        `"original_max_position_embeddings":${yarn.original_context}}}`);
+    }
     return [join(parts), repo];
   }
   if (i.engine === "ollama") {

@@ -76,7 +76,7 @@ async function main(root, pageEl) {
     const budget = Number(f.get("budget"));
     const mode = String(f.get("mode"));
     return {
-      context: Math.min(Math.round(num("context", 8192)), page.model.architecture.max_context),
+      context: Math.min(Math.round(num("context", 8192)), sizing.maxContextOf(page.model)),
       min_tok_s: num("tok_s", 1),
       users: Math.min(Math.round(num("users", 1)), 4096),
       mode: mode === "used" || mode === "rent" ? mode : "buy",

@@ -31,7 +31,8 @@
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
  *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
  *   params_active_kind: string | null, architecture: Architecture, attention: Attention, moe: MoE | null,
- *   vision: VisionEncoder | null, domain: "general" | "code" }} Model
+ *   vision: VisionEncoder | null, long_context: LongContext | null, domain: "general" | "code" }} Model
+ * @typedef {{ method: "yarn", factor: number, original_context: number, max_context: number }} LongContext
  * @typedef {{ params: number, mmproj_bytes: number | null }} VisionEncoder encoder and projector of a multimodal model
  * @typedef {{ usd: number, date: string, kind: string }} Price the price of a new unit (Hardware.price in schema.py)
  * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, platform: string, release_date: string,
@@ -55,7 +56,7 @@
  *   compute_buffer: "logits_ubatch" | "activation_profile" | "none", activation_bytes_dense: number,
  *   activation_bytes_moe: number, state_conv_bytes: number, state_ssm_bytes: number, split: Split,
  *   tensor_parallel_efficiency: number, allreduce_latency_s: number,
- *   keeps_embeddings_on_host: boolean, vision: "optional" | "always" | "never" }} EngineProfile
+ *   keeps_embeddings_on_host: boolean, vision: "optional" | "always" | "never", extends_context: boolean }} EngineProfile
  * @typedef {{ verdict_tight_fraction: number, default_context: number, ttft_prompt_tokens: number,
  *   host_ram_bandwidth_gbps: number, electricity_usd_per_kwh: number, electricity_date: string,
  *   hours_per_day: number, days_per_month: number, finetune_seq_len: number, finetune_batch: number,
@@ -956,6 +957,7 @@ export const REASONS = {
   moe_only: "{fmt} quantizes MoE experts; {model} is a dense model",
   offload: "{engine} does not offload layers to system RAM in this estimate",
   vision: "{engine} loads only the text model of {model}, not its vision encoder",
+  long_context: "{engine} cannot apply {model}'s YaRN scaling past {n} tokens from its command line",
   split: "{engine} cannot split {model} over {n} devices ({heads} attention heads, {kv_heads} KV heads)",
 };
 
@@ -966,6 +968,23 @@ export const REASONS = {
  */
 export function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? values[key] : whole));
+}
+
+/**
+ * The longest context the model card documents (with its YaRN scaling, if any): Model.max_context.
+ * @param {Model} model
+ */
+export function maxContextOf(model) {
+  return model.long_context ? model.long_context.max_context : model.architecture.max_context;
+}
+
+/**
+ * Whether `context` is past the config's maximum, so the engine applies the card's YaRN: Model.extends.
+ * @param {Model} model
+ * @param {number} context
+ */
+export function extends_(model, context) {
+  return Boolean(model.long_context) && context > model.architecture.max_context;
 }
 
 /**
@@ -1025,6 +1044,9 @@ export function scenarioProblem(model, hw, sc) {
   if (sc.fmt.moe_only && !model.moe) return ["moe_only", { fmt: sc.fmt.name, model: model.name }];
   if (sc.offload && e.split !== "layer") return ["offload", { engine: e.label }];
   if (sc.vision && model.vision && e.vision === "never") return ["vision", { engine: e.label, model: model.name }];
+  if (extends_(model, sc.context) && !e.extends_context) {
+    return ["long_context", { engine: e.label, model: model.name, n: String(model.architecture.max_context) }];
+  }
   if (!tpValid(model, e, sc.gpus)) {
     const a = model.architecture;
     return ["split", { engine: e.label, model: model.name, n: String(sc.gpus), heads: String(a.num_attention_heads),
@@ -1064,7 +1086,8 @@ export function estimate(model, card, sc, facts) {
    */
   const mem = (context, seqs) => memory(model, w, hw, sc, as.verdict_tight_fraction, context, seqs);
   const m = mem();
-  const maxContext = largest((c) => mem(c).verdict !== "oom", 1, model.architecture.max_context);
+  const top = sc.engine.extends_context ? maxContextOf(model) : model.architecture.max_context;
+  const maxContext = largest((c) => mem(c).verdict !== "oom", 1, top);
   const maxBatch = largest((b) => mem(undefined, b).verdict !== "oom", 1, 4096);
   let minGpus = null;
   for (let g = 1; g <= as.max_gpus; g++) {

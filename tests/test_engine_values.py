@@ -9,7 +9,7 @@ import pytest
 from generator.content.catalog import Catalog
 from generator.content.schema import LayerKind
 from generator.sizing.devices import device_view
-from generator.sizing.estimate import estimate
+from generator.sizing.estimate import ScenarioError, estimate
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache, state_bytes_per_seq_layer
 from generator.sizing.memory import runtime_bytes_per_gpu, tp_valid, usable_bytes_per_gpu, verdict_for
 from generator.sizing.params import count_params
@@ -157,7 +157,15 @@ def test_estimate_qwen_coder_on_h100(catalog: Catalog, facts: object) -> None:
     assert keys["params_total"] == 32_763_876_352
     assert keys["total_bytes"] == keys["weights_bytes"] + keys["kv_cache_bytes"] + keys["overhead_bytes"]
     assert keys["verdict"] == "comfortable"
-    assert keys["max_context"] == 32_768  # the model's own maximum; memory allows more
+    # The card's maximum with its YaRN (config 32,768 × 4), which llama.cpp applies; memory allows more.
+    assert keys["max_context"] == 131_072
+    # Ollama cannot apply YaRN from a Modelfile: it stops at the config's maximum, and refuses past it.
+    ollama = scenario(catalog, engine="ollama", context=32_768)
+    model, hw = catalog.model("qwen2-5-coder-32b-instruct"), catalog.hw("h100-sxm")
+    assert estimate(model, hw, ollama, facts).max_context == 32_768  # type: ignore[arg-type]
+    with pytest.raises(ScenarioError) as err:
+        estimate(model, hw, ollama.with_(context=65_536), facts)  # type: ignore[arg-type]
+    assert err.value.code == "long_context"
     assert keys["min_gpus"] == 1
     # decode reads ~18 GiB of weights and the whole 8 GiB cache per token on 3.35 TB/s: below
     # that roofline (~117 tok/s), above a third of it
@@ -341,6 +349,23 @@ def test_llama_cpp_command_leaves_the_mmproj_out_unless_images_are_wanted(catalo
     assert text and text[0].endswith(" --no-mmproj")
     assert images and "--no-mmproj" not in images[0]
     assert plain and "--no-mmproj" not in plain[0]
+
+
+def test_commands_apply_the_cards_yarn_only_past_the_configs_maximum(catalog: Catalog) -> None:
+    """Qwen3-8B: config 40,960 tokens, card YaRN ×4 from 32,768 (to 131,072). At 40,960 the commands are
+    plain; at 65,536 llama-server gets the card's flags and vllm serve the same scaling as an override."""
+    from generator.site.commands import CommandInputs, launch_command
+
+    qwen = catalog.model("qwen3-8b")
+    plain = launch_command(qwen, 0.9, CommandInputs("llama.cpp", "Q4_K_M", 40960))
+    long = launch_command(qwen, 0.9, CommandInputs("llama.cpp", "Q4_K_M", 65536))
+    vllm = launch_command(qwen, 0.9, CommandInputs("vllm", "BF16", 65536))
+    assert plain and "--rope-scaling" not in plain[0]
+    assert long and long[0].endswith(" -c 65536 -ngl 99 --rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768")
+    assert vllm and vllm[0] == (
+        "vllm serve Qwen/Qwen3-8B --max-model-len 65536 --gpu-memory-utilization 0.9 --hf-overrides "
+        """'{"rope_scaling":{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}}'"""
+    )
 
 
 def test_offer_monthly_prices_the_scenarios_devices(catalog: Catalog) -> None:

@@ -123,18 +123,20 @@ def test_the_issues_example_qwen_coder_32b_at_32k_and_20_tok_s(catalog: Catalog)
 
 
 def test_common_answers_cover_the_models_contexts(catalog: Catalog) -> None:
-    model = catalog.model("qwen2-5-coder-32b-instruct")  # 32K maximum: 8K and 32K
+    model = catalog.model("qwen2-5-coder-32b-instruct")  # 128K with its card's YaRN: 8K, 32K and 128K
     answers, picks = common_answers(catalog, model)
-    assert {a.question.context for a in answers} == {8192, 32768}
-    assert len(answers) == 2 * 3 * 2
+    assert {a.question.context for a in answers} == {8192, 32768, 131072}
+    assert len(answers) == 3 * 3 * 2
+    # Past the config's 32K only engines that apply the card's YaRN answer (llama.cpp, vLLM).
+    assert all(s.est.scenario.engine.extends_context for a in answers if a.question.context > 32768 for s in a.setups)
     for a in answers:
         assert all(s.est.speed.decode_tok_s >= a.question.min_tok_s for s in a.setups)
     # The picks: a new single card, a rental and the longest context, each the cheapest of its kind.
     by = {p.key: p.setup for p in picks}
     assert {"new", "cloud", "long"} <= set(by)
     assert by["new"].units == 1 and by["new"].est.scenario.context == 8192
-    assert by["long"].est.scenario.context == 32768
-    for key, mode, context in (("new", "buy", 8192), ("cloud", "rent", 8192), ("long", "buy", 32768)):
+    assert by["long"].est.scenario.context == 131072
+    for key, mode, context in (("new", "buy", 8192), ("cloud", "rent", 8192), ("long", "buy", 131072)):
         cheapest = answer(catalog, model, Question(context, PICK_TOK_S, mode=mode))
         if key == "new":
             cheapest = [s for s in cheapest if s.units == 1 and s.hardware.kind not in SINGLE]

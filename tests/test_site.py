@@ -21,6 +21,7 @@ from generator.content.loader import load_catalog
 from generator.publish import writer
 from generator.publish.writer import build
 from generator.site.api import SCHEMAS
+from generator.site.cli import command_problems
 from generator.site.render import minify
 from tests.conftest import CONTENT, ROOT
 from tests.golden.regenerate import CONTENT as GOLDEN_CONTENT
@@ -391,6 +392,9 @@ def _starts(catalog: Catalog, model: str, hw: str, engine: str, quant: str, text
     m, h, profile = catalog.model(model), catalog.hw(hw), catalog.engine(engine)
     if not profile.runs(h, quant):
         return f"{engine} does not run {quant} on {hw}"
+    refused = command_problems(text, catalog.programs, m)
+    if refused:
+        return "; ".join(refused)
     if engine == "llama.cpp":
         makes = "convert_hf_to_gguf.py" in text and ("llama-quantize" in text or quant == "F16")
         return "" if " -hf " in text or makes else "no GGUF"

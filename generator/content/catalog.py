@@ -13,6 +13,7 @@ from generator.content.schema import (
     ApiPrice,
     Assumptions,
     Calibration,
+    CliProgram,
     CloudOffer,
     EngineProfile,
     FileSize,
@@ -74,6 +75,8 @@ class Catalog:
     quality_labels: tuple[QualityLabel, ...] = ()
     # What people ask for that the catalog lacks (content/wanted.yaml).
     wanted: tuple[Wanted, ...] = ()
+    # The launch programs' command lines (content/cli.yaml), by program ("vllm serve").
+    programs: Mapping[str, CliProgram] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def create(
@@ -96,6 +99,7 @@ class Catalog:
         quality: Iterable[QualityMeasurement] = (),
         quality_labels: Iterable[QualityLabel] = (),
         wanted: Iterable[Wanted] = (),
+        programs: Iterable[CliProgram] = (),
     ) -> Catalog:
         """Build a catalog with a deterministic order (slugs sorted; formats as listed)."""
         return cls(
@@ -116,6 +120,7 @@ class Catalog:
             quality=tuple(quality),
             quality_labels=tuple(quality_labels),
             wanted=tuple(sorted(wanted, key=lambda w: (w.kind, w.name.lower()))),
+            programs=_index(programs, "program"),
         )
 
     @functools.cached_property

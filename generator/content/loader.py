@@ -22,6 +22,7 @@ from generator.content.schema import (
     ApiPrice,
     Assumptions,
     Calibration,
+    CliProgram,
     CloudOffer,
     EngineProfile,
     FileSize,
@@ -73,6 +74,12 @@ class FormatsFile(Frozen):
 
 class EnginesFile(Frozen):
     engines: tuple[EngineProfile, ...]
+
+
+class CliFile(Frozen):
+    """cli.yaml: the launch programs' command lines, as their parsers read them."""
+
+    programs: tuple[CliProgram, ...]
 
 
 class CloudFile(Frozen):
@@ -615,6 +622,7 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     measurement_files = _measurement_files(root, problems)
     quality_p = _one(root, "quality.yaml", QualityFile, problems, required=False)
     wanted_p = _one(root, "wanted.yaml", WantedFile, problems, required=False)
+    cli_p = _one(root, "cli.yaml", CliFile, problems, required=False)
     if wanted_p:
         _check_wanted(wanted_p, models, hardware, problems)
 
@@ -654,4 +662,5 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         quality=quality_p.value.measurements if quality_p else (),
         quality_labels=quality_p.value.labels if quality_p else (),
         wanted=wanted_p.value.wanted if wanted_p else (),
+        programs=cli_p.value.programs if cli_p else (),
     )

@@ -7,6 +7,7 @@ error that names the key, never a silently ignored fact.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from enum import StrEnum
 from typing import Annotated, Literal, Self
@@ -257,6 +258,25 @@ class VisionEncoder(Frozen):
     notes: Prose = ""
 
 
+class LongContext(Frozen):
+    """Context past the config's ``max_position_embeddings`` that the model card documents through RoPE
+    scaling the engine applies at load time (static YaRN): ``factor`` × ``original_context`` tokens, up
+    to ``max_context``. The card's advice: only when long contexts are needed (it may cost quality on
+    short texts)."""
+
+    method: Literal["yarn"]
+    factor: Annotated[float, Field(gt=1, le=64)]
+    original_context: Tokens
+    max_context: Tokens
+    sources: tuple[Source, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _reach(self) -> Self:
+        if self.max_context > self.original_context * self.factor:
+            raise ValueError("max_context exceeds factor × original_context")
+        return self
+
+
 class Model(Frozen):
     """One open-weight LLM of the catalog."""
 
@@ -276,11 +296,23 @@ class Model(Frozen):
     moe: MoE | None = None
     artifacts: Artifacts = Artifacts()
     vision: VisionEncoder | None = None
+    long_context: LongContext | None = None
     # What the model is made for, as its card says: "code" for a coding model (the workbench's
     # simulator then streams code), "general" otherwise.
     domain: Literal["general", "code"] = "general"
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
+
+    @property
+    def max_context(self) -> int:
+        """The longest context the model card documents: with its RoPE scaling where it has one, else the
+        config's ``max_position_embeddings``."""
+        lc = self.long_context
+        return lc.max_context if lc else self.architecture.max_context
+
+    def extends(self, context: int) -> bool:
+        """Whether ``context`` is past the config's maximum, so the engine must apply the card's RoPE scaling."""
+        return self.long_context is not None and context > self.architecture.max_context
 
     def has_checkpoint(self, fmt: str, family: FormatFamily) -> bool:
         """Whether a checkpoint of ``fmt`` is published for the model (16-bit weights: the model's own;
@@ -298,6 +330,8 @@ class Model(Frozen):
             raise ValueError("params_active is only for MoE models (no `moe` section)")
         if self.params_active and self.params_total and self.params_active > self.params_total:
             raise ValueError("params_active exceeds params_total")
+        if self.long_context and self.long_context.max_context <= self.architecture.max_context:
+            raise ValueError("long_context.max_context must exceed architecture.max_context")
         return self
 
 
@@ -647,6 +681,8 @@ class EngineProfile(Frozen):
     # A multimodal model's vision encoder: loaded only when asked (llama.cpp's mmproj), always loaded
     # with the checkpoint (vLLM, SGLang, Ollama), or never (mlx-lm loads the text model).
     vision: Literal["optional", "always", "never"]
+    # Whether its launch command can apply a model card's RoPE scaling (YaRN) past the config's maximum.
+    extends_context: bool = False
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
 
@@ -664,6 +700,63 @@ class EngineProfile(Frozen):
     def runs(self, hw: Hardware, fmt: str | None = None) -> bool:
         """Whether this engine runs on ``hw`` (and runs weights in ``fmt`` there, when given)."""
         return any(fmt is None or b.runs_format(fmt) for b in self.backends_on(hw))
+
+
+CliValue = Literal["int", "float", "string", "path", "repo", "json", "switch", "choice"]
+
+
+class CliArgument(Frozen):
+    """A flag (``names``, each spelling the program accepts) or a positional argument (``name``) of a
+    launch program, and the value it takes: a kind, and for ``choice`` the accepted words."""
+
+    names: tuple[Annotated[str, Field(min_length=1, max_length=60)], ...] = ()
+    name: Name | None = None
+    value: CliValue
+    choices: tuple[Annotated[str, Field(min_length=1, max_length=60)], ...] = ()
+    case_sensitive: bool = True
+    evidence: Prose = ""
+
+    @model_validator(mode="after")
+    def _choices(self) -> Self:
+        if (self.value == "choice") != bool(self.choices):
+            raise ValueError("give choices exactly when value is choice")
+        if bool(self.names) == bool(self.name):
+            raise ValueError("a flag has names, a positional argument a name")
+        return self
+
+    def accepts(self, word: str) -> bool:
+        """Whether ``word`` is a value this argument takes."""
+        if self.value == "choice":
+            words = self.choices if self.case_sensitive else tuple(c.lower() for c in self.choices)
+            return (word if self.case_sensitive else word.lower()) in words
+        try:
+            if self.value == "int":
+                int(word)
+            elif self.value == "float":
+                float(word)
+            elif self.value == "json":
+                json.loads(word)
+        except ValueError:
+            return False
+        return bool(word)
+
+
+class CliProgram(Frozen):
+    """A program the launch commands call (llama-server, vllm serve…), as its own argument parser reads
+    its command line at the version of ``sources``: the flags the site prints and the positional
+    arguments, in order."""
+
+    program: Annotated[str, Field(min_length=1, max_length=60)]
+    engine: Name
+    positional: tuple[CliArgument, ...] = ()
+    flags: tuple[CliArgument, ...] = Field(min_length=1)
+    seen: Date | None = None
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+    def flag(self, word: str) -> CliArgument | None:
+        """The flag one of whose names is ``word``."""
+        return next((f for f in self.flags if word in f.names), None)
 
 
 class Assumptions(Frozen):

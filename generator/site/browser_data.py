@@ -118,7 +118,13 @@ def encoded(data: Any) -> bytes:
 
 def model_data(model: Model) -> dict[str, Any]:
     """A model's facts for the browser (sources and notes left out)."""
-    exclude: dict[str, Any] = {"sources": True, "notes": True, "artifacts": True, "vision": {"sources", "notes"}}
+    exclude: dict[str, Any] = {
+        "sources": True,
+        "notes": True,
+        "artifacts": True,
+        "vision": {"sources", "notes"},
+        "long_context": {"sources"},
+    }
     return model.model_dump(mode="json", exclude=exclude)
 
 
@@ -208,7 +214,7 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
                 fmt=fmt,
                 kv=kv_dtype,
                 engine=eng,
-                context=min(ctx, model.architecture.max_context),
+                context=min(ctx, model.max_context),
                 batch=batch,
                 gpus=gpus,
                 offload=offload,

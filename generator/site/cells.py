@@ -71,7 +71,7 @@ def context_cells(p: PairData, lang: str) -> list[ContextCells]:
     fmt, badge = g["fmt"], g["verdict_badge"]
     return [
         (
-            fmt.tokens(r.context),
+            fmt.tokens(r.context) + ("*" if p.model.extends(r.context) else ""),
             fmt.bytes(r.kv16_bytes),
             Markup("{} {}").format(fmt.bytes(r.total16_bytes), badge(r.verdict16)),
             fmt.bytes(r.kv8_bytes),
@@ -196,6 +196,10 @@ def reason_templates(lang: str) -> dict[str, str]:
         "moe_only": tr.gettext("%(fmt)s quantizes MoE experts; %(model)s is a dense model") % slots,
         "offload": tr.gettext("%(engine)s does not offload layers to system RAM in this estimate") % slots,
         "vision": tr.gettext("%(engine)s loads only the text model of %(model)s, not its vision encoder") % slots,
+        "long_context": tr.gettext(
+            "%(engine)s cannot apply %(model)s's YaRN scaling past %(n)s tokens from its command line"
+        )
+        % slots,
         "split": tr.gettext(
             "%(engine)s cannot split %(model)s over %(n)s devices (%(heads)s attention heads, %(kv_heads)s KV heads)"
         )

@@ -78,6 +78,16 @@ def _llama_server(model: Model, _memory_utilization: float, i: CommandInputs) ->
         parts += ["--parallel", str(i.batch)]
     if i.gpus > 1:
         parts += ["--split-mode", "layer"]
+    lc = model.long_context
+    if lc and model.extends(i.context):
+        parts += [
+            "--rope-scaling",
+            "yarn",
+            "--rope-scale",
+            f"{lc.factor:g}",
+            "--yarn-orig-ctx",
+            str(lc.original_context),
+        ]
     if model.vision is not None and not i.vision:
         parts.append("--no-mmproj")  # -hf would load the vision encoder too
     return "\n".join([*([] if repo else _gguf_steps(model, i.quant)), shlex.join(parts)]), repo
@@ -115,7 +125,19 @@ def _vllm_serve(model: Model, memory_utilization: float, i: CommandInputs) -> tu
         parts += ["--max-num-seqs", str(i.batch)]
     if i.dtype:
         parts += ["--dtype", i.dtype]
+    lc = model.long_context
+    if lc and model.extends(i.context):
+        parts += ["--hf-overrides", yarn_override(lc.factor, lc.original_context)]
     return shlex.join(parts), repo
+
+
+def yarn_override(factor: float, original: int) -> str:
+    """vLLM's --hf-overrides JSON that applies a model card's YaRN (factor written as a float, as the
+    cards write it: 4.0); static/display.js writes the same text."""
+    return (
+        f'{{"rope_scaling":{{"rope_type":"yarn","factor":{float(factor)!r},'
+        f'"original_max_position_embeddings":{original}}}}}'
+    )
 
 
 def _ollama_modelfile(model: Model, _memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:

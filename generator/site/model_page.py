@@ -57,7 +57,7 @@ def footprint(catalog: Catalog, model: Model, reference: Hardware) -> tuple[Foot
             continue
         sc = Scenario(fmt=fmt, kv=catalog.kv_dtype(eng.default_kv_dtype), engine=eng, context=8192)
         a, _ = try_estimate(model, hw, sc, facts)
-        b, _ = try_estimate(model, hw, sc.with_(context=min(32768, model.architecture.max_context)), facts)
+        b, _ = try_estimate(model, hw, sc.with_(context=min(32768, model.max_context)), facts)
         if a and b:
             rows.append(
                 FootprintRow(
@@ -304,7 +304,7 @@ def lead(pairs: Sequence[PairData], reference: str, tight: float) -> Lead:
     card = min(holding, key=key, default=None)
     fitting = [(p, e) for p, e in ran if e.memory.verdict != "oom"]
     fast = max(fitting, key=lambda r: (r[1].speed.decode_tok_s, r[0].hardware.slug), default=None)
-    top = ref.model.architecture.max_context
+    top = ref.model.max_context
     contexts = sorted({min(c, top) for c in FAQ_CONTEXTS})
     totals = tuple(
         (c, memory(ref.model, est.weights, device_view(ref.hardware), est.scenario, tight, context=c).total_bytes)

@@ -97,7 +97,7 @@ def quant_matrix(catalog: Catalog, model: Model, hw: Hardware, context: int) -> 
 
 def context_steps(model: Model) -> tuple[int, ...]:
     """4K, 8K, 16K … up to the model's maximum (which is always the last step)."""
-    top = model.architecture.max_context
+    top = model.max_context
     steps = [c for c in CONTEXT_STEPS if c < top]
     return (*steps, top)
 

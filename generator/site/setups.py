@@ -248,7 +248,7 @@ class Answer:
 
 def common_contexts(model: Model) -> tuple[int, ...]:
     """The common contexts the model reaches (its maximum stands in for those it does not)."""
-    top = model.architecture.max_context
+    top = model.max_context
     return tuple(sorted({min(c, top) for c in COMMON_CONTEXTS}))
 
 

@@ -52,6 +52,7 @@ REASONS = {
     "moe_only": "{fmt} quantizes MoE experts; {model} is a dense model",
     "offload": "{engine} does not offload layers to system RAM in this estimate",
     "vision": "{engine} loads only the text model of {model}, not its vision encoder",
+    "long_context": "{engine} cannot apply {model}'s YaRN scaling past {n} tokens from its command line",
     "split": "{engine} cannot split {model} over {n} devices ({heads} attention heads, {kv_heads} KV heads)",
 }
 
@@ -101,8 +102,11 @@ class Estimate:
 
     @functools.cached_property
     def max_context(self) -> int:
-        """The longest context (tokens per sequence) that fits, by binary search (computed on first use)."""
-        return max(0, largest(lambda c: self._fits(context=c), 1, self.model.architecture.max_context))
+        """The longest context (tokens per sequence) that fits, by binary search (computed on first use), up
+        to the model's documented maximum (the config's where the engine cannot apply the card's YaRN)."""
+        model = self.model
+        top = model.max_context if self.scenario.engine.extends_context else model.architecture.max_context
+        return max(0, largest(lambda c: self._fits(context=c), 1, top))
 
     @functools.cached_property
     def max_batch(self) -> int:
@@ -225,6 +229,9 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         raise ScenarioError("offload", {"engine": engine.label})
     if sc.vision and model.vision is not None and engine.vision == "never":
         raise ScenarioError("vision", {"engine": engine.label, "model": model.name})
+    if model.extends(sc.context) and not engine.extends_context:
+        values = {"engine": engine.label, "model": model.name, "n": str(model.architecture.max_context)}
+        raise ScenarioError("long_context", values)
     if not tp_valid(model, engine, sc.gpus):
         a = model.architecture
         values = {
@@ -347,8 +354,15 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
         warnings.append(
             f"derived parameters ({params.total:,}) differ from the declared {model.params_total:,} by {mismatch:+.1%}"
         )
-    if sc.context > model.architecture.max_context:
-        warnings.append(f"context {sc.context:,} exceeds the model's maximum {model.architecture.max_context:,}")
+    if sc.context > model.max_context:
+        warnings.append(f"context {sc.context:,} exceeds the model's maximum {model.max_context:,}")
+    elif model.extends(sc.context) and model.long_context:
+        lc = model.long_context
+        warnings.append(
+            f"context {sc.context:,} is past the config's {model.architecture.max_context:,} tokens: the command "
+            f"applies YaRN ×{lc.factor:g} from {lc.original_context:,} tokens, as the model card says (static YaRN "
+            "may lower quality on short texts)"
+        )
     if hw.kind in (HardwareKind.apple_unified, HardwareKind.unified_apu) and hw.gpu_memory_limit_gib is None:
         warnings.append(
             f"{hw.name}: no sourced GPU memory limit; all {hw.memory_bytes / 1024**3:,.0f} GiB counted as usable, "

@@ -177,7 +177,7 @@ async function main(root, dataEl) {
   const steps = data.context_steps;
   // The page's scenario into the shared controls.
   const start = page.scenario;
-  form.context.max = String(data.model.architecture.max_context);
+  form.context.max = String(sizing.maxContextOf(data.model));
   const slider = /** @type {HTMLInputElement} */ (form.querySelector("[name=context_slider]"));
   slider.max = String(steps.length - 1);
   const presets = /** @type {HTMLElement} */ (root.querySelector(".presets"));
@@ -240,7 +240,7 @@ async function main(root, dataEl) {
     return {
       quant: /** @type {string} */ (f.get("quant")), engine: /** @type {string} */ (f.get("engine")),
       kv_dtype: /** @type {string} */ (f.get("kv_dtype")),
-      context: Math.max(1, Math.min(Number(f.get("context")) || 1, data.model.architecture.max_context)),
+      context: Math.max(1, Math.min(Number(f.get("context")) || 1, sizing.maxContextOf(data.model))),
       batch: Math.max(1, Number(f.get("batch")) || 1), gpus: Math.max(1, Number(f.get("gpus")) || 1),
       // The box as shown (FormData leaves out a disabled one, checked or not).
       offload: Number(f.get("offload")) || 0, vision: vision.checked,

@@ -217,7 +217,7 @@ async function main(form, pageEl) {
 
   function update() {
     const f = new FormData(form);
-    const context = Math.min(Number(f.get("lctx")) || 8192, model.architecture.max_context);
+    const context = Math.min(Number(f.get("lctx")) || 8192, sizing.maxContextOf(model));
     const kv = data.kv_cache.find((k) => k.name === f.get("lkv")) || data.kv_cache.find((k) => k.name === engine.default_kv_dtype);
     if (!kv) return;
     const vendor = String(f.get("lvendor") || "");
