@@ -18,6 +18,7 @@ from generator.site.setups import Answer, Setup
 from generator.sizing.estimate import SIZING_VERSION, Estimate
 from generator.sizing.params import count_params
 from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT
+from generator.sizing.serving import Load, Serving
 
 Verdict = Literal["comfortable", "tight", "oom"]
 
@@ -141,6 +142,32 @@ class ContextJSON(Payload):
     verdict8: Verdict
 
 
+class LoadJSON(Payload):
+    """``users`` asking at once: ``running`` decode at ``per_user_tok_s`` each, the rest queue for a slot."""
+
+    users: int
+    running: int
+    queued: int
+    per_user_tok_s: float
+    aggregate_tok_s: float
+    usd_per_mtok: float | None
+
+
+class ServingJSON(Payload):
+    """A setup of the pair page serving many users at the page's context: the most users that each decode
+    at ``floor_tok_s`` or faster (0: not one), and what each of ``loads`` gets."""
+
+    engine: str
+    quant: str
+    gpus: int
+    context: int
+    kv_pool_sequences: int
+    floor_tok_s: float
+    users_at_floor: int
+    at_floor: LoadJSON | None
+    loads: list[LoadJSON]
+
+
 class PairJSON(Payload):
     """/api/v1/pairs/{model}/{hardware}.json"""
 
@@ -152,6 +179,7 @@ class PairJSON(Payload):
     quant_matrix: list[MatrixRow]
     unavailable: list[Unavailable]
     context_scaling: list[ContextJSON]
+    serving: list[ServingJSON]
 
 
 class HardwareSummary(Payload):
@@ -430,6 +458,33 @@ def pair_json(p: PairData, quality: Mapping[str, Quality]) -> PairJSON:
             Unavailable(quant=r.fmt.name, engine=r.engine.name, reason=r.reason) for r in p.matrix if not r.est
         ],
         context_scaling=[_context_row(r, p.kv16, p.kv8) for r in p.contexts],
+        serving=[_serving(s) for s in p.serving],
+    )
+
+
+def _load(x: Load) -> LoadJSON:
+    return LoadJSON(
+        users=x.users,
+        running=x.running,
+        queued=x.queued,
+        per_user_tok_s=x.per_user_tok_s,
+        aggregate_tok_s=x.aggregate_tok_s,
+        usd_per_mtok=x.usd_per_mtok,
+    )
+
+
+def _serving(s: Serving) -> ServingJSON:
+    sc = s.est.scenario
+    return ServingJSON(
+        engine=sc.engine.name,
+        quant=sc.fmt.name,
+        gpus=sc.gpus,
+        context=sc.context,
+        kv_pool_sequences=s.est.max_batch if s.est.memory.verdict != "oom" else 0,
+        floor_tok_s=s.floor_tok_s,
+        users_at_floor=s.users_at_floor,
+        at_floor=_load(s.at_floor) if s.at_floor else None,
+        loads=[_load(x) for x in s.loads],
     )
 
 

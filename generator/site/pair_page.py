@@ -15,8 +15,14 @@ from generator.sizing.cost import offer_monthly
 from generator.sizing.estimate import Estimate, ScenarioError, default_scenario, estimate
 from generator.sizing.memory import memory
 from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT, FAMILY_ENGINE, Facts, Scenario, facts_of
+from generator.sizing.serving import Serving, serving
 
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+# What a pair page asks of a serving setup: the most users at this decode speed each (a reading pace
+# with room to spare), and what 8 and 32 users at once get.
+SERVING_FLOOR_TOK_S = 20.0
+SERVING_USERS = (8, 32)
+SERVING_ENGINES = ("llama.cpp", "vllm")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +68,8 @@ class PairData:
     # card), or None where this card cannot run it; ``est`` is the page's own, which differs from it
     # where the card's platform does not run that setup.
     standard: Estimate | None = None
+    # The page's serving setups (llama.cpp's and vLLM's as their commands run, SGLang's like vLLM's).
+    serving: tuple[Serving, ...] = ()
 
     @property
     def best(self) -> FormatRow | None:
@@ -152,4 +160,23 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
         standard=next(
             (r.est for r in own_matrix if r.fmt.name == DEFAULT_FORMAT and r.engine.name == DEFAULT_ENGINE), None
         ),
+        serving=serving_setups(catalog, model, hw, blocks, own, est if sc == own else None),
     )
+
+
+def serving_setups(
+    catalog: Catalog, model: Model, hw: Hardware, blocks: Sequence[Command], own: Scenario, own_est: Estimate | None
+) -> tuple[Serving, ...]:
+    """How the page's setups serve many users at its context: llama.cpp's and vLLM's as their commands
+    run them (format and devices). SGLang waits for a decode fit not made of the H20's anomalous rows
+    alone (it predicts SGLang at half vLLM's speed on an H100, where GPUStack measured them within 3%)."""
+    facts = facts_of(catalog)
+    setups = [(catalog.engine(c.engine), c.fmt, c.inputs.gpus) for c in blocks if c.engine in SERVING_ENGINES]
+    out = []
+    for engine, fmt, gpus in setups:
+        kv = catalog.kv_dtype(engine.default_kv_dtype)
+        sc = Scenario(catalog.format(fmt), kv, engine, own.context, gpus=gpus)
+        est = own_est if own_est is not None and sc == own else try_estimate(model, hw, sc, facts)[0]
+        if est is not None:
+            out.append(serving(est, SERVING_FLOOR_TOK_S, SERVING_USERS))
+    return tuple(out)

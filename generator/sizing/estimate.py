@@ -89,6 +89,8 @@ class Estimate:
     cost: Cost
     warnings: tuple[str, ...]
     assumptions: Assumptions
+    # The calibration the speeds came from (serving.py reruns them for more sequences).
+    constants: SpeedConstants
 
     def _fits(self, **kw: int) -> bool:
         tight = self.assumptions.verdict_tight_fraction
@@ -327,6 +329,12 @@ def _speed(
     )
 
 
+def speed_of(est: Estimate, seqs: int) -> Speed:
+    """The speed of ``est``'s setup with ``seqs`` sequences decoding at once, with its calibration."""
+    sc = est.scenario.with_(batch=seqs)
+    return _speed(est.model, est.params, est.weights, est.hardware, sc, est.assumptions, est.constants)
+
+
 def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate:
     """Memory, fit, limits, speed, fine-tuning memory and cost of running ``model`` on ``hw``."""
     check_scenario(model, hw, sc)
@@ -396,5 +404,6 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
             chips,
         ),
         warnings=tuple(warnings),
+        constants=cal,
         assumptions=a,
     )
