@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from generator.content.catalog import Catalog
+from generator.site.accuracy import batched_checks, batched_key, batched_rows
 from generator.sizing.accuracy import kv_checks, median_abs, size_checks, worst_abs
 from generator.sizing.calibrate import calibrate, hardware_key, held_out, points, predictions
 from generator.sizing.estimate import estimate
@@ -43,7 +44,10 @@ def figures(catalog: Catalog) -> dict[str, float]:
         f"{e.kind}_out_of_sample[{e.engine}]": max(e.leave_one_hardware_out, e.leave_one_model_out)
         for e in cal.by_engine
     }
+    # Several sequences at once, by engine, vendor and one device or several: out of sample by construction.
+    batched = {batched_key(r): round(r.median, 4) for r in batched_rows(batched_checks(catalog))}
     return {
+        **batched,
         "decode_out_of_sample": cal.decode.out_of_sample,
         "prefill_out_of_sample": cal.prefill.out_of_sample,
         **per_engine,

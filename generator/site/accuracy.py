@@ -22,7 +22,8 @@ from generator.sizing.calibrate import (
     points,
     predictions,
 )
-from generator.sizing.scenario import class_label
+from generator.sizing.estimate import ScenarioError, estimate
+from generator.sizing.scenario import Scenario, class_label, facts_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,6 +94,72 @@ class Scatter:
 
 
 @dataclasses.dataclass(frozen=True)
+class BatchedCheck:
+    """A decode speed measured per sequence with several sequences at once, against the engine's at that
+    concurrency and context. Out of sample: the calibration fits batch-1 rows only."""
+
+    row: Throughput
+    hardware_name: str
+    model_name: str
+    vendor: str
+    predicted: float
+
+    @property
+    def error(self) -> float:
+        """Predicted ÷ measured − 1."""
+        return self.predicted / self.row.tok_s - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchedRow:
+    """Median |error| of the batched checks of one engine on one vendor's accelerators, on one device or
+    split over several (tensor parallel)."""
+
+    engine: str
+    vendor: str
+    several: bool
+    rows: int
+    median: float
+    signed: float
+
+
+def batched_checks(catalog: Catalog) -> tuple[BatchedCheck, ...]:
+    """Every decode measurement with more than one sequence at once on a catalog model and accelerator."""
+    facts = facts_of(catalog)
+    out = []
+    for row in catalog.throughput:
+        model, hw = catalog.models.get(row.model or ""), catalog.hardware.get(row.hardware)
+        fmt, engine = catalog.formats.get(row.quant), catalog.engines.get(row.engine)
+        if row.batch == 1 or row.outlier or not row.test.startswith("decode") or None in (model, hw, fmt, engine):
+            continue
+        assert model and hw and fmt and engine
+        kv = catalog.kv_dtype(engine.default_kv_dtype)
+        sc = Scenario(fmt, kv, engine, row.context or 1, batch=row.batch, gpus=row.gpus)
+        try:
+            est = estimate(model, hw, sc, facts)
+        except ScenarioError:
+            continue
+        out.append(BatchedCheck(row, hw.name, model.name, hw.vendor, est.speed.decode_tok_s))
+    return tuple(sorted(out, key=lambda c: (c.row.engine, c.vendor, c.hardware_name, c.row.batch)))
+
+
+def batched_rows(checks: Sequence[BatchedCheck]) -> tuple[BatchedRow, ...]:
+    """The batched checks' median errors by engine and vendor."""
+    groups: dict[tuple[str, str, bool], list[float]] = {}
+    for c in checks:
+        groups.setdefault((c.row.engine, c.vendor, c.row.gpus > 1), []).append(c.error)
+    return tuple(
+        BatchedRow(engine, vendor, several, len(errs), statistics.median(abs(e) for e in errs), statistics.median(errs))
+        for (engine, vendor, several), errs in sorted(groups.items())
+    )
+
+
+def batched_key(r: BatchedRow) -> str:
+    """The row's name in tests/accuracy-baseline.json: batched_decode[vllm/NVIDIA/1]."""
+    return f"batched_decode[{r.engine}/{r.vendor}/{'tp' if r.several else '1'}]"
+
+
+@dataclasses.dataclass(frozen=True)
 class SizeRow:
     """Weight-file error of one format."""
 
@@ -116,6 +183,8 @@ class AccuracyData:
     size_median: float | None
     kv: tuple[KVCheck, ...]
     kv_worst: float | None
+    batched: tuple[BatchedCheck, ...] = ()
+    batched_rows: tuple[BatchedRow, ...] = ()
 
 
 def _test_family(test: str) -> str:
@@ -209,4 +278,6 @@ def accuracy_data(catalog: Catalog) -> AccuracyData:
         size_median=median_abs([s.error for s in sizes]),
         kv=kv,
         kv_worst=worst_abs([k.error for k in kv]),
+        batched=(batched := batched_checks(catalog)),
+        batched_rows=batched_rows(batched),
     )
