@@ -748,6 +748,9 @@ async function main(root, dataEl) {
   // The memory chart's frame came with the controls; render() places its bars.
   const frame = /** @type {HTMLTemplateElement} */ (document.getElementById("wb-memchart"));
   document.getElementById("memslot")?.replaceChildren(frame.content.cloneNode(true));
+  // Yield once: setting up the controls and the first estimate run as two tasks, not one long one that
+  // keeps the page from answering input.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   update();
   root.dataset.ready = "1";
 }
