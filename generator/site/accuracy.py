@@ -95,8 +95,9 @@ class Scatter:
 
 @dataclasses.dataclass(frozen=True)
 class BatchedCheck:
-    """A decode speed measured per sequence with several sequences at once, against the engine's at that
-    concurrency and context. Out of sample: the calibration fits batch-1 rows only."""
+    """A decode speed measured per sequence with several sequences at once or on several devices,
+    against the engine's at that concurrency, context and device count. Out of sample: the calibration
+    fits single-sequence, single-device rows only."""
 
     row: Throughput
     hardware_name: str
@@ -124,13 +125,15 @@ class BatchedRow:
 
 
 def batched_checks(catalog: Catalog) -> tuple[BatchedCheck, ...]:
-    """Every decode measurement with more than one sequence at once on a catalog model and accelerator."""
+    """Every decode measurement with more than one sequence at once or more than one device, on a catalog
+    model and accelerator."""
     facts = facts_of(catalog)
     out = []
     for row in catalog.throughput:
         model, hw = catalog.models.get(row.model or ""), catalog.hardware.get(row.hardware)
         fmt, engine = catalog.formats.get(row.quant), catalog.engines.get(row.engine)
-        if row.batch == 1 or row.outlier or not row.test.startswith("decode") or None in (model, hw, fmt, engine):
+        several = row.batch > 1 or row.gpus > 1
+        if not several or row.outlier or not row.test.startswith("decode") or None in (model, hw, fmt, engine):
             continue
         assert model and hw and fmt and engine
         kv = catalog.kv_dtype(engine.default_kv_dtype)
