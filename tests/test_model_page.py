@@ -58,7 +58,6 @@ def test_model_page_commands_start_the_cheapest_setup_per_engine(catalog: Catalo
     vLLM's commands are written for the card's devices."""
     from generator.site.model_page import recommended_commands, recommended_per_format
     from generator.site.pair_page import pair_data
-    from generator.site.setups import available
 
     for slug in ("qwen3-30b-a3b", "gemma-3-27b-it", "llama-3-1-70b-instruct"):
         model = catalog.model(slug)
@@ -68,14 +67,14 @@ def test_model_page_commands_start_the_cheapest_setup_per_engine(catalog: Catalo
         assert {s.engine for s in setups} >= {"llama.cpp", "vLLM"}, slug
         for s in setups:
             fmt = catalog.format(s.fmt)
-            assert available(model, s.fmt, fmt.family), (slug, s)
+            assert model.has_checkpoint(s.fmt, fmt.family), (slug, s)
             assert recommended[s.fmt] == s.recommended
             engine = next(e for e in catalog.engines.values() if e.label == s.engine)
             loads = [f for f in catalog.formats.values() if f.family in engine.formats and f.name in recommended]
             cheaper = [
                 f.name
                 for f in loads
-                if available(model, f.name, f.family)
+                if model.has_checkpoint(f.name, f.family)
                 and recommended[f.name].cost_usd < s.recommended.cost_usd
                 and (engine.name != "ollama")
                 and engine.name == {"gguf": "llama.cpp", "mlx": "mlx"}.get(f.family.value, "vllm")

@@ -480,7 +480,7 @@ def _serving(s: Serving) -> ServingJSON:
         quant=sc.fmt.name,
         gpus=sc.gpus,
         context=sc.context,
-        kv_pool_sequences=s.est.max_batch if s.est.memory.verdict != "oom" else 0,
+        kv_pool_sequences=s.pool,
         floor_tok_s=s.floor_tok_s,
         users_at_floor=s.users_at_floor,
         at_floor=_load(s.at_floor) if s.at_floor else None,

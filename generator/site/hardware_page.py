@@ -12,7 +12,7 @@ from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model, Price
 from generator.site.model_page import RELATED
 from generator.site.pair_page import FormatRow, PairData, best_of, quant_matrix
-from generator.site.setups import CANDIDATES, available
+from generator.site.setups import CANDIDATES
 from generator.sizing.params import count_params
 
 T = TypeVar("T")
@@ -93,7 +93,7 @@ def pick_of(model: Model, matrix: tuple[FormatRow, ...]) -> FormatRow | None:
                 and r.est is not None
                 and r.engine.name == engine
                 and r.est.memory.verdict == wanted
-                and available(model, name, r.fmt.family)
+                and model.has_checkpoint(name, r.fmt.family)
             ):
                 return r
     return best_of(matrix)

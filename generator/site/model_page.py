@@ -23,7 +23,7 @@ from generator.site.commands import CommandInputs, launch_command
 from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import FormatRow, PairData, context_steps, try_estimate
 from generator.site.quality import Quality, quality_of
-from generator.site.setups import SINGLE, available
+from generator.site.setups import SINGLE
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import Estimate, fit_and_decode
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
@@ -429,7 +429,7 @@ def recommended_commands(
         choices = []
         for fmt in catalog.formats.values():
             rec = recommended.get(fmt.name)
-            if rec is None or fmt.family not in profile.formats or not available(model, fmt.name, fmt.family):
+            if rec is None or fmt.family not in profile.formats or not model.has_checkpoint(fmt.name, fmt.family):
                 continue
             if FAMILY_ENGINE[fmt.family.value] != engine and not (engine == "ollama" and fmt.name == DEFAULT_FORMAT):
                 continue

@@ -68,7 +68,7 @@ class PairData:
     # card), or None where this card cannot run it; ``est`` is the page's own, which differs from it
     # where the card's platform does not run that setup.
     standard: Estimate | None = None
-    # The page's serving setups (llama.cpp's and vLLM's as their commands run, SGLang's like vLLM's).
+    # The page's serving setups: llama.cpp's and vLLM's as their commands run them.
     serving: tuple[Serving, ...] = ()
 
     @property
@@ -160,12 +160,17 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
         standard=next(
             (r.est for r in own_matrix if r.fmt.name == DEFAULT_FORMAT and r.engine.name == DEFAULT_ENGINE), None
         ),
-        serving=serving_setups(catalog, model, hw, blocks, own, est if sc == own else None),
+        serving=serving_setups(catalog, model, hw, blocks, own_matrix, own.context),
     )
 
 
 def serving_setups(
-    catalog: Catalog, model: Model, hw: Hardware, blocks: Sequence[Command], own: Scenario, own_est: Estimate | None
+    catalog: Catalog,
+    model: Model,
+    hw: Hardware,
+    blocks: Sequence[Command],
+    matrix: Sequence[FormatRow],
+    context: int,
 ) -> tuple[Serving, ...]:
     """How the page's setups serve many users at its context: llama.cpp's and vLLM's as their commands
     run them (format and devices). SGLang waits for a decode fit not made of the H20's anomalous rows
@@ -175,8 +180,12 @@ def serving_setups(
     out = []
     for engine, fmt, gpus in setups:
         kv = catalog.kv_dtype(engine.default_kv_dtype)
-        sc = Scenario(catalog.format(fmt), kv, engine, own.context, gpus=gpus)
-        est = own_est if own_est is not None and sc == own else try_estimate(model, hw, sc, facts)[0]
+        sc = Scenario(catalog.format(fmt), kv, engine, context, gpus=gpus)
+        # On one card the matrix (at the page's context) already holds this estimate.
+        est = (
+            next((r.est for r in matrix if r.est and r.est.scenario == sc), None)
+            or try_estimate(model, hw, sc, facts)[0]
+        )
         if est is not None:
             out.append(serving(est, SERVING_FLOOR_TOK_S, SERVING_USERS))
     return tuple(out)

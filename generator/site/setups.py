@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Literal
 
 from generator.content.catalog import Catalog
-from generator.content.schema import FormatFamily, Hardware, HardwareKind, Model, Price
+from generator.content.schema import Hardware, HardwareKind, Model, Price
 from generator.site.quality import model_quality
 from generator.sizing.cost import headline_offers
 from generator.sizing.estimate import Estimate, ScenarioError, estimate, fit_and_decode
@@ -79,11 +79,6 @@ class Setup:
         return self.cost_usd / self.est.speed.decode_tok_s_aggregate
 
 
-def available(model: Model, fmt: str, family: FormatFamily) -> bool:
-    """Whether a checkpoint of ``fmt`` is published for the model (16-bit weights: the model's own)."""
-    return model.has_checkpoint(fmt, family)
-
-
 @dataclasses.dataclass(frozen=True)
 class Option:
     """One way a device count could run the model at one context: it holds it, at this decode speed."""
@@ -130,7 +125,7 @@ def _candidates(catalog: Catalog, model: Model, hw: Hardware) -> Iterator[tuple[
         profile = catalog.engines.get(engine)
         if qf is None or profile is None or not profile.runs(hw, fmt):
             continue
-        if available(model, fmt, qf.family):
+        if model.has_checkpoint(fmt, qf.family):
             yield rank, fmt, engine
 
 

@@ -35,6 +35,8 @@ class Serving:
     or faster, and what each of ``loads`` gets."""
 
     est: Estimate
+    # The sequences its KV cache holds at the context (0: the setup does not fit).
+    pool: int
     floor_tok_s: float
     users_at_floor: int
     at_floor: Load | None
@@ -52,11 +54,13 @@ def serving(est: Estimate, floor_tok_s: float, users: Sequence[int]) -> Serving:
         usd = hourly / (s.decode_tok_s_aggregate * 3600) * 1e6 if hourly is not None else None
         return Load(n, running, s.decode_tok_s, s.decode_tok_s_aggregate, usd)
 
+    # largest() gives 0 when not even one sequence keeps the floor.
     most = largest(lambda b: speed_of(est, b).decode_tok_s >= floor_tok_s, 1, pool) if pool else 0
     return Serving(
         est=est,
+        pool=pool,
         floor_tok_s=floor_tok_s,
-        users_at_floor=max(most, 0),
+        users_at_floor=most,
         at_floor=load(most) if most > 0 else None,
         loads=tuple(load(n) for n in users) if pool else (),
     )
