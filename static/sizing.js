@@ -64,9 +64,10 @@
  *   activation_bytes_per_token_hidden: number, max_gpus: number, reading_words_per_minute: number,
  *   tokens_per_word: number }} Assumptions
  * @typedef {{ engine: EngineName, hardware_class: string, bandwidth_efficiency: number,
- *   per_layer_latency_s: number, rows: number }} DecodeFit
- * @typedef {{ engine: EngineName, hardware_class: string, compute_efficiency: number, rows: number }} PrefillFit
- * @typedef {{ engine: EngineName, moe_factor: number, rows: number }} MoEFit
+ *   per_layer_latency_s: number, rows: number, borrowed_from?: EngineName }} DecodeFit
+ * @typedef {{ engine: EngineName, hardware_class: string, compute_efficiency: number, rows: number,
+ *   borrowed_from?: EngineName }} PrefillFit
+ * @typedef {{ engine: EngineName, moe_factor: number, rows: number, borrowed_from?: EngineName }} MoEFit
  * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[] }} Calibration
  * @typedef {{ decode: [number, number] | null, prefill: [number, number] | null,
  *   decode_extrapolated: [number, number] | null, prefill_extrapolated: [number, number] | null }} Ranges
@@ -739,8 +740,9 @@ export function pick(fits, engine, hwClass) {
   for (const [e, c] of tries) {
     const f = table.get(`${e}|${c}`);
     if (f) {
-      let note = `${f.engine} on ${classLabel(f.hardware_class)} (${f.rows} measurements)`;
-      if (f.engine !== engine && f.engine !== base) note += `; none for ${engine} on ${classLabel(hwClass)}`;
+      const source = f.borrowed_from ?? f.engine;
+      let note = `${source} on ${classLabel(f.hardware_class)} (${f.rows} measurements)`;
+      if (source !== engine && source !== base) note += `; none for ${engine} on ${classLabel(hwClass)}`;
       return [f, note];
     }
   }
@@ -757,7 +759,10 @@ export function moeFactor(fits, engine) {
   const table = new Map(fits.map((f) => [f.engine, f]));
   for (const name of [engine, SAME_KERNELS[engine], "llama.cpp"]) {
     const f = name && table.get(name);
-    if (f) return [f.moe_factor, `× ${f.moe_factor} for mixture-of-experts models (${f.engine}, ${f.rows} measurements)`];
+    if (f) {
+      const who = f.borrowed_from ?? f.engine;
+      return [f.moe_factor, `× ${f.moe_factor} for mixture-of-experts models (${who}, ${f.rows} measurements)`];
+    }
   }
   return [1.0, "no mixture-of-experts measurements"];
 }
@@ -768,7 +773,8 @@ export function moeFactor(fits, engine) {
  * @param {string} engine
  */
 export function extrapolated(fit, engine) {
-  return fit.hardware_class === "*" || (fit.engine !== engine && fit.engine !== SAME_KERNELS[engine]);
+  return fit.hardware_class === "*" || Boolean(fit.borrowed_from)
+    || (fit.engine !== engine && fit.engine !== SAME_KERNELS[engine]);
 }
 
 /**

@@ -19,7 +19,7 @@ import pytest
 from generator.content.catalog import Catalog
 from generator.site.accuracy import batched_checks, batched_key, batched_rows
 from generator.sizing.accuracy import kv_checks, median_abs, size_checks, worst_abs
-from generator.sizing.calibrate import calibrate, hardware_key, held_out, points, predictions
+from generator.sizing.calibrate import calibrate, hardware_key, held_out, kin_of, points, predictions
 from generator.sizing.estimate import estimate
 from tests.conftest import scenario
 
@@ -113,11 +113,12 @@ def test_held_out_predictions_ignore_the_held_out_rows(catalog: Catalog) -> None
         else dataclasses.replace(p, row=p.row.model_copy(update={"tok_s": p.row.tok_s * 3}), y=p.y / 3)
         for p in pts
     ]
-    before = {id(p.point.row): p.predicted for p in held_out(pts, hardware_key) if p.point.row.hardware == target}
-    after = [p for p in held_out(scaled, hardware_key) if p.point.row.hardware == target]
+    kin = kin_of(catalog.engines.values())
+    before = {id(p.point.row): p.predicted for p in held_out(pts, hardware_key, kin) if p.point.row.hardware == target}
+    after = [p for p in held_out(scaled, hardware_key, kin) if p.point.row.hardware == target]
     assert after and sorted(p.predicted for p in after) == sorted(before.values())
     # ...while the in-sample fit does move.
-    ins = [p.predicted for p in predictions(scaled, calibrate(scaled)) if p.point.row.hardware == target]
+    ins = [p.predicted for p in predictions(scaled, calibrate(scaled, kin)) if p.point.row.hardware == target]
     assert sorted(ins) != sorted(before.values())
 
 

@@ -11,7 +11,7 @@ import pytest
 from generator.content.catalog import Catalog
 from generator.content.schema import PrefillFit
 from generator.publish.calibration import render_calibration
-from generator.sizing.calibrate import Fits, abs_errors, points, predictions, prompt_tokens
+from generator.sizing.calibrate import Fits, abs_errors, calibrate, kin_of, points, predictions, prompt_tokens
 from generator.sizing.estimate import Estimate, estimate
 from generator.sizing.scenario import Facts, Scenario, calibration_for, class_label, class_levels, hardware_class, pick
 from tests.conftest import CONTENT, scenario
@@ -102,9 +102,10 @@ def test_mixture_of_experts_prefill_is_a_share_of_the_dense_efficiency(catalog: 
 def test_a_speed_without_measurements_of_its_engine_and_class_is_extrapolated_with_the_wider_range(
     catalog: Catalog, facts: Facts
 ) -> None:
-    """SGLang has decode measurements on HBM only: on a GeForce card it falls back to its all-hardware
-    fit, says so, and its range is the leave-one-class-out one. vLLM prefill has no measurement at all
-    and borrows llama.cpp's. llama.cpp on a GeForce card and vLLM on an H100 are backed by their own."""
+    """SGLang has too few devices for a decode fit of its own: on a GeForce card it takes vLLM's GDDR
+    fit (its speed_from), says so, and its range is the leave-one-class-out one. vLLM prefill has no
+    measurement at all and borrows llama.cpp's. llama.cpp on a GeForce card and vLLM on an H100 are
+    backed by their own."""
     cal = catalog.calibration
     assert cal is not None and cal.decode is not None and cal.prefill is not None
     model = catalog.model("qwen2-5-7b-instruct")
@@ -115,7 +116,9 @@ def test_a_speed_without_measurements_of_its_engine_and_class_is_extrapolated_wi
         return estimate(model, catalog.hw(hw), sc, facts)
 
     sglang = run("sglang", "rtx-4090", "AWQ")
-    assert sglang.extrapolated[0] and "decode: sglang on all hardware" in sglang.calibration_note
+    assert sglang.extrapolated[0]
+    assert "decode: vllm on GDDR accelerators (10 measurements); none for sglang" in sglang.calibration_note
+    assert sglang.constants.bandwidth_efficiency == run("vllm", "rtx-4090", "AWQ").constants.bandwidth_efficiency
     assert sglang.speed_range.decode_low == pytest.approx(sglang.speed.decode_tok_s * cal.decode.extrapolated_low)
     assert sglang.speed_range.decode_high == pytest.approx(sglang.speed.decode_tok_s * cal.decode.extrapolated_high)
     assert sglang.to_dict()["decode_extrapolated"] is True
@@ -130,3 +133,29 @@ def test_a_speed_without_measurements_of_its_engine_and_class_is_extrapolated_wi
     for summary in (cal.decode, cal.prefill):
         assert summary.extrapolated_low <= summary.ratio_low and summary.extrapolated_high >= summary.ratio_high
         assert summary.leave_one_class_out >= summary.leave_one_hardware_out
+
+
+def test_one_device_makes_no_decode_fit_and_an_engine_takes_its_kins(catalog: Catalog) -> None:
+    """SGLang's usable single-device rows are one MI300X's: no decode fit of its own at any level, so it
+    takes a copy of each of vLLM's, marked borrowed; llama.cpp, measured on many devices, keeps its own."""
+    pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
+    sglang = [p for p in pts if p.engine == "sglang" and p.decode]
+    assert sglang and len({p.row.hardware for p in sglang}) == 1
+    kin = kin_of(catalog.engines.values())
+    assert kin == {"sglang": "vllm"}
+    fits = calibrate(pts, kin)
+    vllm = {f.hardware_class: f for f in fits.decode if f.engine == "vllm"}
+    mine = {f.hardware_class: f for f in fits.decode if f.engine == "sglang"}
+    assert set(mine) == set(vllm)
+    for cls, f in mine.items():
+        assert f.borrowed_from == "vllm" and f.rows == vllm[cls].rows
+        assert (f.bandwidth_efficiency, f.per_layer_latency_s) == (
+            vllm[cls].bandwidth_efficiency,
+            vllm[cls].per_layer_latency_s,
+        )
+    # Without kin, SGLang has no decode fit at all (the one device is not enough).
+    assert not [f for f in calibrate(pts, {}).decode if f.engine == "sglang"]
+    assert all(f.borrowed_from is None for f in fits.decode if f.engine == "llama.cpp")
+    # The committed calibration is this fit.
+    assert catalog.calibration is not None
+    assert [f for f in catalog.calibration.decode_fits if f.engine == "sglang"] == list(mine.values())

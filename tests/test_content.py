@@ -209,3 +209,14 @@ def test_coding_models_carry_their_domain_to_the_simulator(catalog: Catalog) -> 
     coders = {slug for slug, m in catalog.models.items() if model_data(m)["domain"] == "code"}
     assert {"qwen2-5-coder-32b-instruct", "codestral-22b-v0-1", "qwen3-coder-30b-a3b-instruct"} <= coders
     assert "llama-3-1-8b-instruct" not in coders
+
+
+def test_speed_from_must_name_an_engine_with_fits_of_its_own(content: Path) -> None:
+    """An engine cannot take its own speeds, nor those of one that takes another's (no chains)."""
+    path = content / "engines.yaml"
+    edit(path, "    speed_from:\n      engine: vllm", "    speed_from:\n      engine: sglang")
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text == "      engine: sglang")
+    assert problems(content) == [
+        f"content/engines.yaml:{line}: engines[3].speed_from.engine: 'sglang' must be another engine of this "
+        "file that has fits of its own"
+    ]

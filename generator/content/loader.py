@@ -443,6 +443,19 @@ def _check_backends(
             problems.append(Problem(parsed.file, 0, "backends", message))
 
 
+def _check_kin(parsed: Parsed[EnginesFile], problems: list[Problem]) -> None:
+    """An engine's ``speed_from`` names another engine of the file that takes no one's speeds itself."""
+    engines = {e.name: e for e in parsed.value.engines}
+    for i, engine in enumerate(parsed.value.engines):
+        kin = engine.speed_from
+        if kin is None:
+            continue
+        loc: Loc = ("engines", i, "speed_from", "engine")
+        if kin.engine == engine.name or kin.engine not in engines or engines[kin.engine].speed_from is not None:
+            message = f"{kin.engine!r} must be another engine of this file that has fits of its own"
+            problems.append(Problem(parsed.file, parsed.line(loc), field_name(loc), message))
+
+
 def _check_ref(
     parsed: Parsed[Any], loc: Loc, value: str | None, known: Collection[str], what: str, problems: list[Problem]
 ) -> None:
@@ -640,6 +653,7 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         _check_calibration(calibration_p, engines, problems)
     if engines_p:
         _check_backends(engines_p, formats, kv_dtypes, hardware, problems)
+        _check_kin(engines_p, problems)
 
     if problems:
         raise ContentErrors(problems)

@@ -619,6 +619,16 @@ class FileSize(Frozen):
 Bytes = Annotated[int, Field(ge=0, le=10**12)]
 
 
+class SpeedKin(Frozen):
+    """An engine measured to run as fast as another on the same setup: where the first has no fit of
+    its own on a device class, it takes the other's (``make calibrate`` copies it, marked borrowed)
+    and its speeds there are shown as extrapolated, with the wider range."""
+
+    engine: EngineName
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose
+
+
 class EngineBackend(Frozen):
     """One way an engine runs on a platform (llama.cpp's CUDA or CANN backend, vLLM's vllm-ascend
     plugin): on which accelerators (the platforms', or only ``hardware``, less ``excluded``), which
@@ -683,6 +693,8 @@ class EngineProfile(Frozen):
     vision: Literal["optional", "always", "never"]
     # Whether its launch command can apply a model card's RoPE scaling (YaRN) past the config's maximum.
     extends_context: bool = False
+    # The engine whose fitted speeds this one takes where it has too few measurements of its own.
+    speed_from: SpeedKin | None = None
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
 
@@ -791,6 +803,9 @@ class DecodeFit(Frozen):
     bandwidth_efficiency: Annotated[float, Field(gt=0, le=1)]
     per_layer_latency_s: Annotated[float, Field(ge=0, le=1)]
     rows: NonNegativeInt
+    # The engine whose fit this is, where ``engine`` has no measurements of its own here (its
+    # ``speed_from`` in engines.yaml): the speed is then extrapolated.
+    borrowed_from: EngineName | None = None
 
 
 class PrefillFit(Frozen):
@@ -801,6 +816,7 @@ class PrefillFit(Frozen):
     hardware_class: Name
     compute_efficiency: Annotated[float, Field(gt=0, le=1)]
     rows: NonNegativeInt
+    borrowed_from: EngineName | None = None
 
 
 class MoEFit(Frozen):
@@ -810,6 +826,7 @@ class MoEFit(Frozen):
     engine: EngineName
     moe_factor: Annotated[float, Field(gt=0, le=1)]
     rows: NonNegativeInt
+    borrowed_from: EngineName | None = None
 
 
 class ErrorSummary(Frozen):

@@ -10,15 +10,17 @@ from pathlib import Path
 import yaml
 
 from generator.content.catalog import Catalog
-from generator.sizing.calibrate import calibrate, points, summaries
+from generator.sizing.calibrate import calibrate, kin_of, points, summaries
 
 METHOD = (
-    "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology "
-    "(coefficients: 1/efficiency and latency per layer); prefill: per engine and compute class, the median over "
-    "dense models of FLOPs / (peak x the time left once the weight reads and latency at the decode fit are taken "
-    "out); mixture-of-experts models: one factor per engine, the median of their efficiency / their class's. "
-    "Validation: each hardware entry, then each model, is predicted by a fit made without its rows; "
-    "ranges are the 10th-90th percentiles of measured/predicted over the leave-one-hardware-out predictions"
+    "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology, "
+    "from two devices or more (coefficients: 1/efficiency and latency per layer); prefill: per engine and "
+    "compute class, the median over dense models of FLOPs / (peak x the time left once the weight reads and "
+    "latency at the decode fit are taken out); mixture-of-experts models: one factor per engine, the median of "
+    "their efficiency / their class's. An engine with speed_from in engines.yaml takes that engine's fit for "
+    "each class it has none of its own for (marked borrowed_from). Validation: each hardware entry, then each "
+    "model, is predicted by a fit made without its rows; ranges are the 10th-90th percentiles of "
+    "measured/predicted over the leave-one-hardware-out predictions"
 )
 
 
@@ -30,8 +32,9 @@ def calibration_file(content: Path) -> Path:
 def render_calibration(catalog: Catalog, today: dt.date) -> str:
     """The YAML text of a fresh fit over the catalog's measurements."""
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
-    fits = calibrate(pts)
-    decode, prefill, by_engine = summaries(pts, fits)
+    kin = kin_of(catalog.engines.values())
+    fits = calibrate(pts, kin)
+    decode, prefill, by_engine = summaries(pts, fits, kin)
     rows = [p.row.model_dump(mode="json") for p in pts]
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
     data = {
@@ -41,9 +44,9 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         "decode": decode.model_dump(mode="json") if decode else None,
         "prefill": prefill.model_dump(mode="json") if prefill else None,
         "by_engine": [e.model_dump(mode="json") for e in by_engine],
-        "decode_fits": [f.model_dump(mode="json") for f in fits.decode],
-        "prefill_fits": [f.model_dump(mode="json") for f in fits.prefill],
-        "moe_fits": [f.model_dump(mode="json") for f in fits.moe],
+        "decode_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.decode],
+        "prefill_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.prefill],
+        "moe_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.moe],
     }
     header = "# Written by `make calibrate` from content/measurements/. Do not edit by hand.\n"
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)

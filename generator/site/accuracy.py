@@ -18,6 +18,7 @@ from generator.sizing.calibrate import (
     calibrate,
     hardware_key,
     held_out,
+    kin_of,
     model_key,
     points,
     predictions,
@@ -245,9 +246,10 @@ def accuracy_data(catalog: Catalog) -> AccuracyData:
     pts = points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
     cal = catalog.calibration
     # In sample: the committed constants, the ones every page uses.
-    ins = predictions(pts, Fits.committed(cal) if cal else calibrate(pts))
-    by_hw = held_out(pts, hardware_key)
-    by_model = held_out(pts, model_key)
+    kin = kin_of(catalog.engines.values())
+    ins = predictions(pts, Fits.committed(cal) if cal else calibrate(pts, kin))
+    by_hw = held_out(pts, hardware_key, kin)
+    by_model = held_out(pts, model_key, kin)
     measured = tuple(
         sorted(
             (MeasuredRow(p, p.point.hardware.name, p.point.model.name) for p in by_hw),

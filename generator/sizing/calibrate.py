@@ -21,7 +21,7 @@ import math
 import re
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import cast
+from typing import TypeVar, cast
 
 from generator.content.schema import (
     Calibration,
@@ -186,7 +186,7 @@ class Fits:
 
 
 def _groups(pts: Sequence[Point]) -> dict[tuple[str, str], list[Point]]:
-    """Points by engine and each level of their class: the class, its vendor, all hardware ("*")."""
+    """Points by engine and each level of their class: the class, what it pools into, all hardware ("*")."""
     groups: dict[tuple[str, str], list[Point]] = {}
     for p in pts:
         for level in class_levels(p.hw_class):
@@ -194,12 +194,51 @@ def _groups(pts: Sequence[Point]) -> dict[tuple[str, str], list[Point]]:
     return groups
 
 
-def calibrate(pts: Sequence[Point]) -> Fits:
-    """One decode fit per (engine, memory class) and one prefill fit per (engine, compute class)
-    with measurements, plus a fit per vendor and one over all hardware per engine; the prefill fits
-    come from dense models, and one factor per engine scales them for mixture-of-experts models."""
+def _enough_devices(group: Sequence[Point]) -> bool:
+    """Whether a decode group may make a fit: two devices or more, or one device's quirks would speak
+    for a whole memory technology (the H20 and the MI300X each reach about a third of their bandwidth
+    where other HBM parts reach two thirds)."""
+    return len({p.row.hardware for p in group}) >= 2
+
+
+def kin_of(engines: Iterable[EngineProfile]) -> dict[str, str]:
+    """Each engine that takes another's speeds where it has no fit (``speed_from``), and whose."""
+    return {e.name: e.speed_from.engine for e in engines if e.speed_from is not None}
+
+
+FitT = TypeVar("FitT", bound=DecodeFit | PrefillFit | MoEFit)
+
+
+def _borrow(fits: Sequence[FitT], kin: Mapping[str, str], key: Callable[[FitT], tuple[str, ...]]) -> list[FitT]:
+    """``fits`` plus, for each engine with kin, a copy of each of its kin's fits where it has none of
+    its own for that class, marked borrowed."""
+    have = {(own.engine, *key(own)) for own in fits}
+    out = list(fits)
+    for engine, source in sorted(kin.items()):
+        for fit in fits:
+            if fit.engine == source and (engine, *key(fit)) not in have:
+                out.append(cast(FitT, fit.model_copy(update={"engine": engine, "borrowed_from": source})))
+    return out
+
+
+def _by_class(f: DecodeFit | PrefillFit) -> tuple[str, ...]:
+    return (f.hardware_class,)
+
+
+def _per_engine(_: MoEFit) -> tuple[str, ...]:
+    return ()
+
+
+def calibrate(pts: Sequence[Point], kin: Mapping[str, str]) -> Fits:
+    """One decode fit per (engine, memory class) with measurements on two devices or more and one
+    prefill fit per (engine, compute class) with measurements, plus a fit per vendor and one over all
+    hardware per engine; the prefill fits come from dense
+    models, and one factor per engine scales them for mixture-of-experts models. An engine with kin
+    (``kin_of``) takes its kin's fit for each class it has none of its own for."""
     decode = []
     for (engine, cls), group in sorted(_groups([p for p in pts if p.decode]).items()):
+        if not _enough_devices(group):
+            continue
         eff, lat = fit_decode(group)
         decode.append(
             DecodeFit(
@@ -229,7 +268,11 @@ def calibrate(pts: Sequence[Point]) -> Fits:
         for engine, group in sorted(moe_pts.items())
         if any(f.engine == engine for f in prefill)
     ]
-    return Fits(tuple(decode), tuple(prefill), tuple(moe))
+    return Fits(
+        tuple(_borrow(decode, kin, _by_class)),
+        tuple(_borrow(prefill, kin, _by_class)),
+        tuple(_borrow(moe, kin, _per_engine)),
+    )
 
 
 def predict(p: Point, fits: Fits) -> float:
@@ -287,12 +330,15 @@ def class_key(p: Point) -> str:
     return f"{p.engine}|{p.hw_class.split('-')[0]}"
 
 
-def held_out(pts: Sequence[Point], key: Callable[[Point], str]) -> list[Prediction]:
+def held_out(pts: Sequence[Point], key: Callable[[Point], str], kin: Mapping[str, str]) -> list[Prediction]:
     """Out-of-sample predictions: each group's points predicted by a fit made without that group
     (a point nothing else can predict, e.g. the only measurement of its kind, is left out)."""
     out: list[Prediction] = []
     for group in sorted({key(p) for p in pts}):
-        fits = calibrate([p for p in pts if key(p) != group])
+        try:
+            fits = calibrate([p for p in pts if key(p) != group], kin)
+        except LookupError:  # too few devices left for any decode fit
+            continue
         for p in pts:
             if key(p) == group:
                 try:
@@ -308,14 +354,14 @@ def _median_error(preds: Iterable[Prediction], decode: bool) -> float:
 
 
 def summaries(
-    pts: Sequence[Point], fits: Fits
+    pts: Sequence[Point], fits: Fits, kin: Mapping[str, str]
 ) -> tuple[ErrorSummary | None, ErrorSummary | None, tuple[EngineError, ...]]:
     """The decode and the prefill summary, and each engine's held-out errors, from one pass of each
     held-out fit."""
     held = {
-        "hardware": held_out(pts, hardware_key),
-        "model": held_out(pts, model_key),
-        "class": held_out(pts, class_key),
+        "hardware": held_out(pts, hardware_key, kin),
+        "model": held_out(pts, model_key, kin),
+        "class": held_out(pts, class_key, kin),
     }
     by_engine = tuple(
         EngineError(
