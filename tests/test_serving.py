@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from generator.content.catalog import Catalog
+from generator.site.pair_page import pair_data
 from generator.sizing.estimate import estimate, speed_of
 from generator.sizing.kv import kv_read_per_token
 from generator.sizing.scenario import Facts
@@ -69,3 +70,23 @@ def test_a_setup_that_does_not_fit_serves_no_one(catalog: Catalog, facts: Facts)
     assert est.memory.verdict == "oom"
     s = serving(est, 20.0, (8, 32))
     assert s.users_at_floor == 0 and s.at_floor is None and s.loads == ()
+
+
+def test_pair_pages_serve_with_llama_cpp_vllm_and_sglang_where_they_run(catalog: Catalog) -> None:
+    """An H100 page serves with llama.cpp, vLLM and SGLang; SGLang runs vLLM's checkpoint on its devices,
+    at vLLM's measured speed (its speed_from) with its own memory; a Mac has llama.cpp only, a T4 no SGLang."""
+    model = catalog.model("qwen3-8b")
+    by_engine = {s.est.scenario.engine.name: s for s in pair_data(catalog, model, catalog.hw("h100-sxm")).serving}
+    assert list(by_engine) == ["llama.cpp", "vllm", "sglang"]
+    vllm, sglang = by_engine["vllm"].est, by_engine["sglang"].est
+    assert (sglang.scenario.fmt, sglang.scenario.gpus) == (vllm.scenario.fmt, vllm.scenario.gpus)
+    assert sglang.constants.bandwidth_efficiency == vllm.constants.bandwidth_efficiency
+    assert by_engine["sglang"].loads[0].per_user_tok_s == pytest.approx(by_engine["vllm"].loads[0].per_user_tok_s)
+    assert by_engine["sglang"].pool != by_engine["vllm"].pool  # 0.85 of memory, not 0.9, and its own runtime
+    mac = pair_data(catalog, model, catalog.hw("apple-m4-max-40c-128gb")).serving
+    assert [s.est.scenario.engine.name for s in mac] == ["llama.cpp"]
+    t4 = pair_data(catalog, model, catalog.hw("t4")).serving
+    assert "sglang" not in {s.est.scenario.engine.name for s in t4}
+    # Every setup shown fits: a command that does not fit serves no one and is left out.
+    big = pair_data(catalog, catalog.model("llama-3-3-70b-instruct"), catalog.hw("rtx-4090")).serving
+    assert all(s.pool > 0 for s in big)

@@ -174,9 +174,13 @@ def test_pair_json_has_the_estimate_keys_as_integers(site: Path) -> None:
     mlx = {r["quant"]: r for r in data["unavailable"]}["MLX 4-bit"]
     assert mlx["engine"] == "mlx" and "does not run on" in mlx["reason"]
     assert data["context_scaling"][-1]["context"] == 131072  # the card's YaRN maximum (config: 32,768)
-    # Serving many users at the page's context: llama.cpp's and vLLM's setups, the floor kept or not.
+    # Serving many users at the page's context: llama.cpp's, vLLM's and SGLang's setups, the floor kept or not.
     serving = {s["engine"]: s for s in data["serving"]}
-    assert set(serving) == {"llama.cpp", "vllm"} and all(s["context"] == 8192 for s in serving.values())
+    assert set(serving) == {"llama.cpp", "vllm", "sglang"} and all(s["context"] == 8192 for s in serving.values())
+    assert (serving["sglang"]["quant"], serving["sglang"]["gpus"]) == (
+        serving["vllm"]["quant"],
+        serving["vllm"]["gpus"],
+    )
     for s in serving.values():
         assert 0 < s["users_at_floor"] <= s["kv_pool_sequences"] and s["at_floor"]["per_user_tok_s"] >= 20
         assert [x["users"] for x in s["loads"]] == [8, 32]

@@ -173,10 +173,12 @@ def serving_setups(
     context: int,
 ) -> tuple[Serving, ...]:
     """How the page's setups serve many users at its context: llama.cpp's and vLLM's as their commands
-    run them (format and devices). SGLang waits for a decode fit not made of the H20's anomalous rows
-    alone (it predicts SGLang at half vLLM's speed on an H100, where GPUStack measured them within 3%)."""
+    run them (format and devices), and SGLang on vLLM's checkpoint and devices where its backends run that
+    format on the card. A setup that does not fit is left out (its command says so)."""
     facts = facts_of(catalog)
     setups = [(catalog.engine(c.engine), c.fmt, c.inputs.gpus) for c in blocks if c.engine in SERVING_ENGINES]
+    sglang = catalog.engine("sglang")
+    setups += [(sglang, fmt, gpus) for e, fmt, gpus in setups if e.name == "vllm" and sglang.runs(hw, fmt)]
     out = []
     for engine, fmt, gpus in setups:
         kv = catalog.kv_dtype(engine.default_kv_dtype)
@@ -186,6 +188,6 @@ def serving_setups(
             next((r.est for r in matrix if r.est and r.est.scenario == sc), None)
             or try_estimate(model, hw, sc, facts)[0]
         )
-        if est is not None:
+        if est is not None and est.memory.verdict != "oom":
             out.append(serving(est, SERVING_FLOOR_TOK_S, SERVING_USERS))
     return tuple(out)
