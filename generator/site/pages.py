@@ -264,7 +264,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
     # What static/workbench.js needs of this page; everything shared lives in cached assets.
     workbench = {
         "hardware": p.hardware.slug,
-        "scenario": sc.inputs(),
+        "scenario": sc.brief_inputs(),
         "model_url": g.asset[0],
         # The controls in this language, which name the other files the workbench loads.
         "ui_url": g.asset_urls[f"workbench-ui-{route.lang}"],

@@ -71,6 +71,12 @@ class Scenario:
             "vision": self.vision,
         }
 
+    def brief_inputs(self) -> dict[str, str | int | float]:
+        """``inputs`` less those at their default (one sequence, one device, no offload, no vision
+        encoder): what a pair page embeds for the workbench, which fills them back in."""
+        defaults = {f.name: f.default for f in dataclasses.fields(self)}
+        return {k: v for k, v in self.inputs().items() if k not in defaults or defaults[k] != v}
+
     def with_(self, **changes: object) -> Scenario:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]

@@ -114,6 +114,8 @@ export function simText(pieces, n) {
 async function main(root, dataEl) {
   /** @type {PageData} */
   const page = JSON.parse(dataEl.textContent);
+  // The page leaves out the inputs at their defaults (Scenario.brief_inputs).
+  page.scenario = Object.assign({ batch: 1, gpus: 1, offload: 0, vision: false }, page.scenario);
   const ownData = /** @type {Promise<ModelData>} */ (getJson(page.model_url));
   root.insertAdjacentHTML("beforeend", await (await fetch(page.ui_url)).text());
   /** @type {AssetUrls} */
