@@ -1,7 +1,8 @@
 // @ts-check
 // The hardware leaderboard on model pages: context and KV cache selectors re-run the sizing model
-// (sizing.js, the build's numbers) for the model's default setup on every accelerator; sorting and
-// filters by vendor, kind and memory reorder and hide rows. Rows that do not fit show the first change
+// (sizing.js, the build's numbers) for the model's default setup on every accelerator; hours of use a
+// day re-price the rented month (cost.py); sorting and filters by vendor, kind, memory and a budget for
+// the card (its new price) reorder and hide rows. Rows that do not fit show the first change
 // that would make them fit, by the rules of generator/site/model_page.py (fix_for, leaderboard), so the
 // page's table and this one agree at the default context. The choice lives in the URL (l* keys) and the
 // language switcher keeps it. Without JavaScript the table is the build's, at the default context.
@@ -24,6 +25,8 @@
 const form = /** @type {HTMLFormElement | null} */ (document.getElementById("lb-form"));
 const pageEl = document.getElementById("finder-page");
 const FIELDS = ["lctx", "lkv", "lsort", "lvendor", "lkind", "lmem"];
+// Number inputs, kept in the URL when they differ from the page's value.
+const NUMBERS = ["lhours", "lbudget"];
 const RANK = { comfortable: 0, tight: 1, oom: 2 };
 const BADGE = { comfortable: "ok", tight: "tight", oom: "oom" }; // site.css badge classes
 
@@ -69,17 +72,25 @@ async function main(form, pageEl) {
     const control = /** @type {HTMLSelectElement | null} */ (form.elements.namedItem(name));
     if (value != null && control && [...control.options].some((o) => o.value === value)) control.value = value;
   }
+  for (const name of NUMBERS) {
+    const value = params.get(name);
+    const control = /** @type {HTMLInputElement | null} */ (form.elements.namedItem(name));
+    if (value != null && control && value.trim() !== "" && Number.isFinite(Number(value))) control.value = value;
+  }
+  const hoursEl = /** @type {HTMLElement} */ (table.querySelector("[data-lb-hours]"));
 
   /**
    * @param {FinderHardware} hw
    * @param {QuantFormat} f
    * @param {KVDtype} kv
    * @param {number} context
+   * @param {number} [hours] of use a day (the catalog's when not given)
    * @returns {Estimate | null}
    */
-  function run(hw, f, kv, context) {
+  function run(hw, f, kv, context, hours) {
     const sc = { fmt: f, kv, engine, context, batch: 1, gpus: hw.chips, offload: 0, vision: false };
-    return sizing.checkScenario(model, hw, sc) ? null : sizing.estimate(model, hw, sc, facts);
+    const at = hours == null ? facts : { ...facts, assumptions: { ...facts.assumptions, hours_per_day: hours } };
+    return sizing.checkScenario(model, hw, sc) ? null : sizing.estimate(model, hw, sc, at);
   }
 
   /**
@@ -117,15 +128,16 @@ async function main(form, pageEl) {
   /**
    * @param {number} context
    * @param {KVDtype} kv
+   * @param {number} hours
    */
-  function rowsAt(context, kv) {
-    const key = `${context}|${kv.name}`;
+  function rowsAt(context, kv, hours) {
+    const key = `${context}|${kv.name}|${hours}`;
     const known = cache.get(key);
     if (known) return known;
     /** @type {Row[]} */
     const rows = [];
     for (const hw of data.hardware) {
-      const est = run(hw, quant, kv, context);
+      const est = run(hw, quant, kv, context, hours);
       if (est) rows.push({ hw, est, fix: est.verdict === "oom" ? fixFor(hw, est, kv, context) : null });
     }
     cache.set(key, rows);
@@ -210,7 +222,7 @@ async function main(form, pageEl) {
       cells.push(withRange(e.decode_tok_s, e.decode_tok_s_low, e.decode_tok_s_high, t.tok_s),
         withRange(e.ttft_s, e.ttft_s_low, e.ttft_s_high, t.seconds), fmt.num(e.max_context));
     }
-    cells.push(r.hw.price ? fmt.usd(r.hw.price.usd, 0) : "—");
+    cells.push(r.hw.price ? fmt.usd(r.hw.price.usd, 0) : "—", e.monthly_usd != null ? fmt.usd(e.monthly_usd, 0) : "—");
     tr.append(th, ...cells.map((c) => { const td = document.createElement("td"); td.append(c); return td; }));
     return tr;
   }
@@ -223,9 +235,17 @@ async function main(form, pageEl) {
     const vendor = String(f.get("lvendor") || "");
     const kind = String(f.get("lkind") || "");
     const memory = Number(f.get("lmem") || 0) * 1e9;
-    const all = rowsAt(context, kv);
+    // Hours as the pair page's workbench takes them (at most 24; the catalog's when empty or invalid).
+    const hoursText = String(f.get("lhours") || "").trim();
+    const hoursIn = Number(hoursText);
+    const hours = hoursText !== "" && Number.isFinite(hoursIn) && hoursIn > 0
+      ? Math.min(hoursIn, 24) : facts.assumptions.hours_per_day;
+    const budgetText = String(f.get("lbudget") || "").trim();
+    const budget = budgetText !== "" && Number.isFinite(Number(budgetText)) ? Number(budgetText) : null;
+    const all = rowsAt(context, kv, hours);
     const shown = all.filter((r) => (!vendor || r.hw.vendor === vendor) && (!kind || r.hw.kind === kind) &&
-      sizing.memoryBytes(r.hw) >= memory);
+      sizing.memoryBytes(r.hw) >= memory && (budget == null || (r.hw.price != null && r.hw.price.usd <= budget)));
+    hoursEl.textContent = fmt.num(hours, Number.isInteger(hours) ? 0 : 1);
     shown.sort(SORTS[/** @type {keyof typeof SORTS} */ (String(f.get("lsort")))] || byFit);
     body.replaceChildren(...shown.map(render));
     caption.textContent = interpolate(t.caption, { fmt: quant.name, engine: engine.label, ctx: fmt.tokens(context), kv: kv.name });
@@ -237,7 +257,11 @@ async function main(form, pageEl) {
       const first = /** @type {HTMLOptionElement} */ (control.querySelector("option[selected]") || control.options[0]);
       if (control.value !== first.value) mine.set(name, control.value);
     }
-    const query = view.mergeQuery(location.search, FIELDS, mine);
+    for (const name of NUMBERS) {
+      const control = /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
+      if (control.value.trim() !== control.defaultValue.trim()) mine.set(name, control.value.trim());
+    }
+    const query = view.mergeQuery(location.search, [...FIELDS, ...NUMBERS], mine);
     history.replaceState(null, "", location.pathname + query + location.hash);
     for (const link of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("nav.langs a"))) {
       link.search = query;
@@ -246,7 +270,7 @@ async function main(form, pageEl) {
 
   form.addEventListener("change", update);
   form.addEventListener("submit", (ev) => { ev.preventDefault(); update(); });
-  if (FIELDS.some((name) => params.has(name))) update();
+  if ([...FIELDS, ...NUMBERS].some((name) => params.has(name))) update();
   form.dataset.ready = "1";
 }
 

@@ -115,6 +115,37 @@ def test_leaderboard_sorts_filters_and_keeps_its_state(page: Any, base_url: str,
     assert [r[0] for r in shown(page)] == left
 
 
+def test_leaderboard_budget_and_hours_reprice_and_hide_rows(page: Any, base_url: str, catalog: Catalog) -> None:
+    """A budget keeps the cards whose new price is within it; hours of use re-price the rented month as
+    Python's estimate does at those hours (cost.py); both live in the URL."""
+    sub = sample(catalog)
+    at = dataclasses.replace(sub, assumptions=sub.assumptions.model_copy(update={"hours_per_day": 24.0}))
+    m = at.model(MODEL)
+    fmt = NumberFormat("en")
+    monthly = {
+        r.pair.hardware.slug: fmt.usd(r.est.cost.monthly_usd, 0) if r.est.cost.monthly_usd is not None else "—"
+        for r in leaderboard(at, [pair_data(at, m, hw) for hw in at.hardware.values()])
+    }
+    page.goto(f"{base_url}/en/models/{MODEL}/")
+    page.wait_for_selector("#lb-form[data-ready]")
+    page.fill("#lb-hours", "24")
+    page.dispatch_event("#lb-hours", "change")
+    page.wait_for_function("() => document.querySelector('[data-lb-hours]').textContent === '24'")
+    cells = page.eval_on_selector_all("#lb-table tbody tr", "rs => rs.map(r => [r.dataset.hw, r.cells[7].textContent])")
+    assert cells and {hw: text for hw, text in cells} == {hw: monthly[hw] for hw, _ in cells}
+    assert any(text != "—" for _, text in cells)
+    page.fill("#lb-budget", "2000")
+    page.dispatch_event("#lb-budget", "change")
+    kept = [r[0] for r in shown(page)]
+    within = {s for s, hw in sub.hardware.items() if hw.price is not None and hw.price.usd <= 2000}
+    assert kept and set(kept) <= within and len(kept) < len(cells)
+    assert "lhours=24" in page.url and "lbudget=2000" in page.url
+    page.reload()
+    page.wait_for_selector("#lb-form[data-ready]")
+    page.wait_for_function("() => document.querySelector('[data-lb-hours]').textContent === '24'")
+    assert [r[0] for r in shown(page)] == kept
+
+
 def test_finder_chart_marks_pythons_frontier(page: Any, base_url: str, catalog: Catalog) -> None:
     sub = sample(catalog)
     setups = answer(sub, sub.model(MODEL), Question(context=32768, min_tok_s=10))
