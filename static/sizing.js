@@ -38,7 +38,7 @@
  * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, platform: string, release_date: string,
  *   memory_type: string | null, bandwidth_gbps: number, tflops_bf16: number | null, tflops_fp16: number | null,
  *   tflops_fp8: number | null, tops_int8: number | null, tdp_w: number | null, interconnect: string | null,
- *   chips: number, gpu_memory_limit_gib: number | null, price: Price | null }
+ *   link: string, chips: number, gpu_memory_limit_gib: number | null, price: Price | null }
  *   & ({ memory_gib: number, memory_gb: null } | { memory_gib: null, memory_gb: number })} Hardware
  *   exactly one of memory_gib and memory_gb
  * @typedef {{ model: string, params: number, embedding_params: number, output_params: number, file_gib: number,
@@ -68,7 +68,9 @@
  * @typedef {{ engine: EngineName, hardware_class: string, compute_efficiency: number, rows: number,
  *   borrowed_from?: EngineName }} PrefillFit
  * @typedef {{ engine: EngineName, moe_factor: number, rows: number, borrowed_from?: EngineName }} MoEFit
- * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[] }} Calibration
+ * @typedef {{ engine: EngineName, link: string, moe: boolean, allreduce_s: number, rows: number, hardware: number,
+ *   borrowed_from?: EngineName | null }} TPFit
+ * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[], tp_fits: TPFit[] }} Calibration
  * @typedef {{ decode: [number, number] | null, prefill: [number, number] | null,
  *   decode_extrapolated: [number, number] | null, prefill_extrapolated: [number, number] | null }} Ranges
  *   low and high measured ÷ predicted, out of sample: by hardware entry, and by engine × class for the
@@ -89,7 +91,8 @@
  *   small: number, body_bpw: number, expert_bpw: number, params: number, tied: boolean, total: number,
  *   per_token_read: number, effective_bpw: number }} Weights bytes, and bits per weight
  * @typedef {{ attention_bytes: number, state_bytes: number, bytes_per_token: number, total: number }} KvCache
- * @typedef {{ bandwidth_efficiency: number, per_layer_latency_s: number, compute_efficiency: number }} Constants
+ * @typedef {{ bandwidth_efficiency: number, per_layer_latency_s: number, compute_efficiency: number,
+ *   allreduce_s: number | null }} Constants
  * @typedef {{ kv_bytes: number, state_bytes_per_seq: number, context: number, seqs: number, gpus: number,
  *   split: Split, tp_efficiency: number, allreduce_latency_s: number, batch_tokens: number, offload: number,
  *   host_bandwidth_gbps: number, prompt_tokens: number, cal: Constants }} SpeedInputs
@@ -693,6 +696,9 @@ export function memoryClass(hw) {
   return "unknown";
 }
 
+// Device-to-device meshes (scenario._FABRICS).
+const FABRICS = ["nvlink", "xgmi", "hccs", "ub", "mtlink"];
+
 /** @type {Partial<Record<string, EngineName>>} */
 const SAME_KERNELS = { ollama: "llama.cpp" };
 
@@ -778,6 +784,24 @@ export function extrapolated(fit, engine) {
 }
 
 /**
+ * The all-reduce time of an engine over a link for a dense or MoE model; a mesh without measurements takes
+ * all meshes' (scenario.tp_fit, link_levels).
+ * @param {TPFit[]} fits
+ * @param {string} engine
+ * @param {string} link
+ * @param {boolean} moe
+ * @returns {TPFit | null}
+ */
+export function tpFit(fits, engine, link, moe) {
+  const levels = FABRICS.includes(link) ? [link, "fabric"] : [link];
+  for (const c of levels) {
+    const f = fits.find((x) => x.engine === engine && x.link === c && x.moe === moe);
+    if (f) return f;
+  }
+  return null;
+}
+
+/**
  * @param {Calibration} calibration
  * @param {string} engine
  * @param {Hardware} hw
@@ -795,8 +819,9 @@ export function calibrationFor(calibration, engine, hw, model) {
     efficiency *= factor;
     preNote += ` ${moeNote}`;
   }
+  const tp = tpFit(calibration.tp_fits, engine, hw.link, Boolean(model.moe));
   const constants = { bandwidth_efficiency: dec.bandwidth_efficiency, per_layer_latency_s: dec.per_layer_latency_s,
-    compute_efficiency: efficiency };
+    compute_efficiency: efficiency, allreduce_s: tp ? tp.allreduce_s : null };
   return [constants, `decode: ${decNote}; prefill: ${preNote}`, [extrapolated(dec, engine), extrapolated(pre, engine)]];
 }
 
@@ -1109,7 +1134,7 @@ export function estimate(model, card, sc, facts) {
   const s = speed(model, p, w, hw, {
     kv_bytes: sc.kv.bytes_per_element, state_bytes_per_seq: statePerSeq, context: sc.context, seqs: sc.batch,
     gpus: sc.gpus, split: sc.engine.split, tp_efficiency: sc.engine.tensor_parallel_efficiency,
-    allreduce_latency_s: sc.engine.allreduce_latency_s, batch_tokens: sc.engine.batch_tokens, offload: sc.offload,
+    allreduce_latency_s: cal.allreduce_s ?? sc.engine.allreduce_latency_s, batch_tokens: sc.engine.batch_tokens, offload: sc.offload,
     host_bandwidth_gbps: as.host_ram_bandwidth_gbps, prompt_tokens: Math.min(as.ttft_prompt_tokens, sc.context), cal,
   });
   const [qlora, lora, full] = finetune(model, p, as);

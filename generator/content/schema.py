@@ -397,6 +397,10 @@ class Hardware(Frozen):
     tops_int8: Tflops | None = None
     tdp_w: Annotated[float, Field(gt=0, le=100_000)] | None = None
     interconnect: Name | None = None
+    # What tensor parallelism over several of these devices talks through: NVLink or Infinity Fabric
+    # (xGMI) meshes, PCIe (cards, also those an NVLink bridge pairs: past two cards it is PCIe), Huawei's
+    # HCCS or UB, Moore Threads' MTLink, Ethernet (RoCE), or none (one machine that does not combine).
+    link: Literal["nvlink", "xgmi", "pcie", "hccs", "ub", "mtlink", "ethernet", "none"]
     chips: Annotated[int, Field(ge=1, le=64)] = 1
     gpu_memory_limit_gib: Annotated[float, Field(gt=0, le=100_000)] | None = None
     prices: tuple[Price, ...] = ()
@@ -829,6 +833,24 @@ class MoEFit(Frozen):
     borrowed_from: EngineName | None = None
 
 
+LinkClass = Literal["nvlink", "xgmi", "pcie", "hccs", "ub", "mtlink", "ethernet", "none", "fabric"]
+
+
+class TPFit(Frozen):
+    """What tensor parallelism adds to a decode step for one engine over one kind of link (``fabric``: the
+    device-to-device meshes, NVLink, Infinity Fabric, HCCS, UB and MTLink, together), for dense or
+    mixture-of-experts models: seconds per all-reduce, two per layer. Fitted on one-sequence
+    measurements over several devices, as what the single-device fit leaves unexplained."""
+
+    engine: EngineName
+    link: LinkClass
+    moe: bool
+    allreduce_s: Annotated[float, Field(ge=0, le=1)]
+    rows: NonNegativeInt
+    hardware: NonNegativeInt
+    borrowed_from: EngineName | None = None
+
+
 class ErrorSummary(Frozen):
     """How far the fitted engine lands from the measurements of one kind (decode or prefill).
 
@@ -884,6 +906,7 @@ class Calibration(Frozen):
     decode_fits: tuple[DecodeFit, ...]
     prefill_fits: tuple[PrefillFit, ...]
     moe_fits: tuple[MoEFit, ...] = ()
+    tp_fits: tuple[TPFit, ...] = ()
 
 
 QualityMetric = Literal["kld", "ppl_ratio", "recovery"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from generator.content.catalog import Catalog
-from generator.sizing.calibrate import calibrate, kin_of, points, summaries
+from generator.sizing.calibrate import calibrate, fit_tp, kin_of, points, summaries
 
 METHOD = (
     "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology, "
@@ -18,7 +18,9 @@ METHOD = (
     "compute class, the median over dense models of FLOPs / (peak x the time left once the weight reads and "
     "latency at the decode fit are taken out); mixture-of-experts models: one factor per engine, the median of "
     "their efficiency / their class's. An engine with speed_from in engines.yaml takes that engine's fit for "
-    "each class it has none of its own for (marked borrowed_from). Validation: each hardware entry, then each "
+    "each class it has none of its own for (marked borrowed_from). Tensor parallel: per engine, link and dense "
+    "or MoE model, the median seconds per all-reduce (two per layer) that one-sequence decode over several "
+    "devices leaves once the single-device fit is taken out. Validation: each hardware entry, then each "
     "model, is predicted by a fit made without its rows; ranges are the 10th-90th percentiles of "
     "measured/predicted over the leave-one-hardware-out predictions"
 )
@@ -35,6 +37,10 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
     kin = kin_of(catalog.engines.values())
     fits = calibrate(pts, kin)
     decode, prefill, by_engine = summaries(pts, fits, kin)
+    tp_pts = points(
+        catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines, tensor_parallel=True
+    )
+    tp = fit_tp(tp_pts, fits.decode, catalog.engines, kin)
     rows = [p.row.model_dump(mode="json") for p in pts]
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
     data = {
@@ -47,6 +53,7 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         "decode_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.decode],
         "prefill_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.prefill],
         "moe_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.moe],
+        "tp_fits": [f.model_dump(mode="json", exclude_none=True) for f in tp],
     }
     header = "# Written by `make calibrate` from content/measurements/. Do not edit by hand.\n"
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)

@@ -16,6 +16,7 @@ from generator.sizing.calibrate import (
     Fits,
     Prediction,
     calibrate,
+    fit_tp,
     hardware_key,
     held_out,
     kin_of,
@@ -24,7 +25,7 @@ from generator.sizing.calibrate import (
     predictions,
 )
 from generator.sizing.estimate import ScenarioError, estimate
-from generator.sizing.scenario import Scenario, class_label, facts_of
+from generator.sizing.scenario import Facts, Scenario, class_label
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,7 +99,8 @@ class Scatter:
 class BatchedCheck:
     """A decode speed measured per sequence with several sequences at once or on several devices,
     against the engine's at that concurrency, context and device count. Out of sample: the calibration
-    fits single-sequence, single-device rows only."""
+    fits single-sequence, single-device rows, and tensor-parallel speeds use all-reduce fits made without
+    the row's hardware entry."""
 
     row: Throughput
     hardware_name: str
@@ -125,10 +127,31 @@ class BatchedRow:
     signed: float
 
 
+def _without_hardware_tp(catalog: Catalog) -> Callable[[str], Facts]:
+    """The facts to predict a row of one hardware entry with: the committed calibration with its
+    tensor-parallel fits refitted without that entry's rows (each made once)."""
+    cal = catalog.calibration
+    assert cal is not None
+    kin = kin_of(catalog.engines.values())
+    tp_pts = points(
+        catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines, tensor_parallel=True
+    )
+    made: dict[str, Facts] = {}
+
+    def facts_for(hardware: str) -> Facts:
+        if hardware not in made:
+            kept = [p for p in tp_pts if p.row.hardware != hardware]
+            refit = cal.model_copy(update={"tp_fits": fit_tp(kept, cal.decode_fits, catalog.engines, kin)})
+            made[hardware] = Facts(catalog.assumptions, refit, catalog.offers, catalog.api_prices)
+        return made[hardware]
+
+    return facts_for
+
+
 def batched_checks(catalog: Catalog) -> tuple[BatchedCheck, ...]:
     """Every decode measurement with more than one sequence at once or more than one device, on a catalog
     model and accelerator."""
-    facts = facts_of(catalog)
+    facts_for = _without_hardware_tp(catalog)
     out = []
     for row in catalog.throughput:
         model, hw = catalog.models.get(row.model or ""), catalog.hardware.get(row.hardware)
@@ -140,7 +163,7 @@ def batched_checks(catalog: Catalog) -> tuple[BatchedCheck, ...]:
         kv = catalog.kv_dtype(engine.default_kv_dtype)
         sc = Scenario(fmt, kv, engine, row.context or 1, batch=row.batch, gpus=row.gpus)
         try:
-            est = estimate(model, hw, sc, facts)
+            est = estimate(model, hw, sc, facts_for(row.hardware))
         except ScenarioError:
             continue
         out.append(BatchedCheck(row, hw.name, model.name, hw.vendor, est.speed.decode_tok_s))

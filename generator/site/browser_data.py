@@ -88,6 +88,7 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
             "decode_fits": [f.model_dump(mode="json") for f in catalog.calibration.decode_fits],
             "prefill_fits": [f.model_dump(mode="json") for f in catalog.calibration.prefill_fits],
             "moe_fits": [f.model_dump(mode="json") for f in catalog.calibration.moe_fits],
+            "tp_fits": [f.model_dump(mode="json") for f in catalog.calibration.tp_fits],
         },
         # The comparison menu: every accelerator (the page's own is skipped in the browser).
         "hardware_names": [[hw.slug, hw.name] for hw in catalog.hardware.values()],

@@ -31,15 +31,17 @@ from generator.content.schema import (
     EngineProfile,
     ErrorSummary,
     Hardware,
+    LinkClass,
     Model,
     MoEFit,
     PrefillFit,
     QuantFormat,
     Throughput,
+    TPFit,
 )
 from generator.sizing.kv import kv_read_per_token, state_bytes_per_seq
 from generator.sizing.params import count_params
-from generator.sizing.scenario import class_levels, hardware_class, memory_class, moe_factor, pick
+from generator.sizing.scenario import class_levels, hardware_class, link_levels, memory_class, moe_factor, pick
 from generator.sizing.speed import attention_flops, matmul_params, prompt_seconds
 from generator.sizing.weights import weight_bytes
 
@@ -86,14 +88,21 @@ def points(
     hardware: Mapping[str, Hardware],
     formats: Mapping[str, QuantFormat],
     engines: Mapping[str, EngineProfile],
+    *,
+    tensor_parallel: bool = False,
 ) -> list[Point]:
-    """Measurements the fit can use: one device, batch 1, a catalog architecture, a known peak."""
+    """Measurements the fit can use: one device (or, with ``tensor_parallel``, one sequence decoding
+    over several in tensor parallel), batch 1, a catalog architecture, a known peak."""
     out: list[Point] = []
     for row in rows:
         hw = hardware.get(row.hardware)
         fmt = formats.get(row.quant)
         model = models.get(row.model) if row.model else None
-        if hw is None or fmt is None or model is None or row.gpus != 1 or row.batch != 1 or row.outlier:
+        if hw is None or fmt is None or model is None or row.batch != 1 or row.outlier:
+            continue
+        if tensor_parallel != (row.gpus > 1):
+            continue
+        if tensor_parallel and (engines[row.engine].split != "tensor" or not row.test.startswith("decode")):
             continue
         engine = "llama.cpp" if row.engine == "ollama" else row.engine
         bandwidth = hw.bandwidth_gbps * 1e9
@@ -206,7 +215,7 @@ def kin_of(engines: Iterable[EngineProfile]) -> dict[str, str]:
     return {e.name: e.speed_from.engine for e in engines if e.speed_from is not None}
 
 
-FitT = TypeVar("FitT", bound=DecodeFit | PrefillFit | MoEFit)
+FitT = TypeVar("FitT", bound=DecodeFit | PrefillFit | MoEFit | TPFit)
 
 
 def _borrow(fits: Sequence[FitT], kin: Mapping[str, str], key: Callable[[FitT], tuple[str, ...]]) -> list[FitT]:
@@ -273,6 +282,44 @@ def calibrate(pts: Sequence[Point], kin: Mapping[str, str]) -> Fits:
         tuple(_borrow(prefill, kin, _by_class)),
         tuple(_borrow(moe, kin, _per_engine)),
     )
+
+
+def _tp_residual(p: Point, decode: Sequence[DecodeFit], engines: Mapping[str, EngineProfile]) -> float:
+    """Seconds per all-reduce that a tensor-parallel point leaves once the single-device fit's reads
+    (spread over its devices) and latency per layer are taken out: two all-reduces per layer."""
+    d, _ = pick(decode, p.engine, p.hw_class)
+    layers = p.model.architecture.num_layers
+    parallel = p.row.gpus * engines[p.engine].tensor_parallel_efficiency
+    left = p.y - p.x / (d.bandwidth_efficiency * parallel) - layers * d.per_layer_latency_s
+    return left / (2 * layers)
+
+
+def fit_tp(
+    pts: Sequence[Point], decode: Sequence[DecodeFit], engines: Mapping[str, EngineProfile], kin: Mapping[str, str]
+) -> tuple[TPFit, ...]:
+    """One all-reduce time per engine, link and dense or mixture-of-experts model, and per engine over all
+    meshes (``link_levels``): the median of what the tensor-parallel points leave (at least 0); an engine
+    with kin takes its kin's where it has none of its own."""
+    groups: dict[tuple[str, str, bool], list[Point]] = {}
+    for p in pts:
+        for link in link_levels(p.hardware.link):
+            groups.setdefault((p.engine, link, bool(p.model.moe)), []).append(p)
+    fits = [
+        TPFit(
+            engine=cast(EngineName, engine),
+            link=cast(LinkClass, link),
+            moe=moe,
+            allreduce_s=_round(max(0.0, statistics.median(_tp_residual(p, decode, engines) for p in group))),
+            rows=len(group),
+            hardware=len({p.row.hardware for p in group}),
+        )
+        for (engine, link, moe), group in sorted(groups.items())
+    ]
+    return tuple(_borrow(fits, kin, _by_link))
+
+
+def _by_link(f: TPFit) -> tuple[str, ...]:
+    return (f.link, str(f.moe))
 
 
 def predict(p: Point, fits: Fits) -> float:

@@ -320,7 +320,7 @@ def _speed(
         gpus=sc.gpus,
         split=sc.engine.split,
         tp_efficiency=sc.engine.tensor_parallel_efficiency,
-        allreduce_latency_s=sc.engine.allreduce_latency_s,
+        allreduce_latency_s=sc.engine.allreduce_latency_s if cal.allreduce_s is None else cal.allreduce_s,
         batch_tokens=sc.engine.batch_tokens,
         offload=sc.offload,
         host_bandwidth_gbps=a.host_ram_bandwidth_gbps,

@@ -22,6 +22,7 @@ from generator.content.schema import (
     MoEFit,
     PrefillFit,
     QuantFormat,
+    TPFit,
 )
 from generator.sizing.speed import SpeedConstants
 
@@ -108,7 +109,7 @@ class Facts:
         return _grouped(self.api_prices, lambda p: p.model)
 
     @functools.cached_property
-    def _calibrations(self) -> dict[tuple[str, str, str, bool], CalibrationPick]:
+    def _calibrations(self) -> dict[tuple[str, str, str, bool, str], CalibrationPick]:
         return {}
 
     def offers_for(self, hardware: str) -> tuple[CloudOffer, ...]:
@@ -221,6 +222,24 @@ def moe_factor(fits: Sequence[MoEFit], engine: str) -> tuple[float, str]:
     return 1.0, "no mixture-of-experts measurements"
 
 
+# Device-to-device meshes: a link without measurements takes theirs together. PCIe, Ethernet between
+# machines and the rest stand alone (pooling them with the meshes would make either wrong).
+_FABRICS = ("nvlink", "xgmi", "hccs", "ub", "mtlink")
+
+
+def link_levels(link: str) -> list[str]:
+    """The link classes a tensor-parallel fit for ``link`` is looked up in: the link, then ``fabric``
+    for a mesh."""
+    return [link, "fabric"] if link in _FABRICS else [link]
+
+
+def tp_fit(fits: Sequence[TPFit], engine: str, link: str, moe: bool) -> TPFit | None:
+    """The all-reduce time of ``engine`` over ``link`` for a dense or mixture-of-experts model (a mesh
+    without measurements: all meshes'); None where it was never measured (the engine's own constant)."""
+    table: dict[tuple[str, str, bool], TPFit] = {(f.engine, f.link, f.moe): f for f in fits}
+    return next((f for c in link_levels(link) if (f := table.get((engine, c, moe)))), None)
+
+
 def extrapolated(fit: DecodeFit | PrefillFit, engine: str) -> bool:
     """Whether a picked fit is another engine's or the all-hardware one: no measurement of ``engine``
     on the device's class backs the speed (its range is then the leave-one-class-out one)."""
@@ -240,7 +259,7 @@ def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> Ca
     """The fitted speed constants for ``engine`` running ``model`` on ``hw``, a note saying which fits
     were used, and whether each is extrapolated (looked up once per engine, device class and dense or
     MoE model)."""
-    key = (engine, memory_class(hw), hardware_class(hw), bool(model.moe))
+    key = (engine, memory_class(hw), hardware_class(hw), bool(model.moe), hw.link)
     found = facts._calibrations.get(key)
     if found is None:
         found = facts._calibrations[key] = _calibration(facts, engine, hw, model)
@@ -258,7 +277,10 @@ def _calibration(facts: Facts, engine: str, hw: Hardware, model: Model) -> Calib
         factor, moe_note = moe_factor(cal.moe_fits, engine)
         efficiency *= factor
         pre_note += f" {moe_note}"
-    constants = SpeedConstants(dec.bandwidth_efficiency, dec.per_layer_latency_s, efficiency)
+    tp = tp_fit(cal.tp_fits, engine, hw.link, bool(model.moe))
+    constants = SpeedConstants(
+        dec.bandwidth_efficiency, dec.per_layer_latency_s, efficiency, tp.allreduce_s if tp else None
+    )
     return constants, f"decode: {dec_note}; prefill: {pre_note}", (extrapolated(dec, engine), extrapolated(pre, engine))
 
 

@@ -61,6 +61,8 @@ class SpeedConstants:
     bandwidth_efficiency: float
     per_layer_latency_s: float
     compute_efficiency: float
+    # Seconds per all-reduce in tensor parallel over the device's link (None: the engine's own constant).
+    allreduce_s: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
