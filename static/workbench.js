@@ -38,7 +38,8 @@
  *   sizing-data.json
  * @typedef {{ tok_s: string, seconds: string, tokens: string, comfortable: string, tight: string, oom: string,
  *   banner: string, short: string, headroom: string, usable: string, range_extrapolated: string, sim_prefill: string, sim_decode: string,
- *   sim_done: string, sim_reading: string, sim_text: string, sim_code: string, per_hour: string, months: string, describe: Record<"weights" | "weights_host" | "weights_vision" | "weights_text" |
+ *   sim_done: string, sim_reading: string, sim_text: string, sim_code: string, per_hour: string, months: string,
+ *   budget_buys: string, budget_power: string, budget_short: string, budget_rent: string, budget_api: string, describe: Record<"weights" | "weights_host" | "weights_vision" | "weights_text" |
  *   "weights_host_vision" | "weights_host_text" | "kv_one" |
  *   "kv_many" | "runtime" | "host_both" | "host_layers" | "host_embedding" | "static_one" | "static_many", string>
  *   host_row: string, command_oom: string, vision_always: string, reasons: Record<keyof typeof import("./sizing.js").REASONS, string> }} Messages #wb-i18n:
@@ -60,7 +61,7 @@ const dataEl = document.getElementById("wb-data");
 // The scenario's keys in the URL: the form's names (the CLI's words), and the compared accelerator.
 const SCENARIO_KEYS = ["quant", "engine", "kv_dtype", "context", "batch", "gpus", "offload", "vision"];
 // The cost inputs: hours of use a day and the electricity price (the catalog's assumptions by default).
-const COST_KEYS = ["hours", "kwh"];
+const COST_KEYS = ["hours", "kwh", "budget"];
 const URL_KEYS = [...SCENARIO_KEYS, "compare", ...COST_KEYS];
 // The banner's figures that only a setup that fits has (its speeds and its cost per token).
 const RUNNING_ONLY = new Set(["decode_tok_s", "ttft_s", "prefill_tok_s", "usd_per_mtok"]);
@@ -416,6 +417,7 @@ async function main(root, dataEl) {
       el.dataset.value = String(monthly);
       el.textContent = usd(monthly, 0);
     }
+    renderBudget(keys);
     // Sections the workbench does not recompute ([data-static]) say so while another scenario is shown.
     const own = SCENARIO_KEYS.every((k) => String(s[/** @type {keyof Choice} */ (k)]) === String(start[/** @type {keyof Choice} */ (k)]));
     for (const note of staticNotes) note.hidden = own;
@@ -522,6 +524,35 @@ async function main(root, dataEl) {
     for (const link of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("nav.langs a"))) {
       link.search = query;
     }
+  }
+
+  /**
+   * What the reader's budget gets with this setup (cost.py budget_use), in words; hidden without a budget.
+   * @param {Estimate} keys
+   */
+  function renderBudget(keys) {
+    const out = /** @type {HTMLElement} */ (document.getElementById("wb-budget-out"));
+    const text = String(new FormData(form).get("budget") || "").trim();
+    const budget = Number(text);
+    out.hidden = text === "" || !Number.isFinite(budget) || budget < 0;
+    if (out.hidden) return;
+    const as = costFacts().assumptions;
+    const b = sizing.budgetUse(keys, budget, as);
+    const h = num(as.hours_per_day, Number.isInteger(as.hours_per_day) ? 0 : 1);
+    const parts = [];
+    if (b.budget_buys === true && b.budget_left_usd != null) {
+      parts.push(interpolate(t.budget_buys, { budget: usd(budget, 0), cost: usd(/** @type {number} */ (keys.buy_usd), 0),
+        left: usd(b.budget_left_usd, 0) }));
+      if (b.budget_power_months != null) parts.push(interpolate(t.budget_power, { months: sig(b.budget_power_months), h }));
+    } else if (b.budget_buys === false) {
+      parts.push(interpolate(t.budget_short, { budget: usd(budget, 0), cost: usd(/** @type {number} */ (keys.buy_usd), 0) }));
+    }
+    if (b.budget_rent_months != null && b.budget_rent_mtok != null) {
+      parts.push(interpolate(t.budget_rent, { months: sig(b.budget_rent_months), h, mtok: sig(b.budget_rent_mtok) }));
+    }
+    if (b.budget_api_mtok != null) parts.push(interpolate(t.budget_api, { mtok: sig(b.budget_api_mtok) }));
+    out.textContent = parts.join(" ");
+    out.hidden = parts.length === 0;
   }
 
   function update() {

@@ -16,6 +16,7 @@ from generator.site.commands import CommandInputs, launch_command
 from generator.site.i18n import LANGS, NumberFormat, number_spec
 from generator.site.pair_page import context_steps
 from generator.site.setups import CANDIDATES, KV8, SINGLE
+from generator.sizing.cost import budget_use
 from generator.sizing.estimate import ScenarioError, estimate, ratio_ranges
 from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario
 
@@ -233,9 +234,14 @@ def parity_cases(catalog: Catalog, hardware: tuple[str, ...], limit_per_model: i
                 "offload": offload,
                 "vision": vision,
             }
+            # A budget from a few hundred to tens of thousands of dollars (cost.budget_use).
+            budget = 250.0 * (1 + (i * 7) % 97)
+            inputs["budget"] = budget
             try:
-                keys = estimate(model, hw, sc, facts).to_dict()
+                est = estimate(model, hw, sc, facts)
+                keys = est.to_dict()
                 expected: dict[str, Any] = {k: keys[k] for k in PARITY_KEYS}
+                expected |= budget_use(est.cost, budget, catalog.assumptions).to_dict()
             except ScenarioError as exc:
                 expected = {"error": str(exc)}
             cases.append({"inputs": inputs, "expected": expected})

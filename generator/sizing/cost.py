@@ -80,3 +80,41 @@ def offer_monthly(offer: CloudOffer, gpus: int, chips: int, a: Assumptions) -> f
     device-hour (an offer rents whole cards of ``chips`` devices) times the devices and the hours, as
     :func:`cost` prices the cheapest offer."""
     return offer.usd_per_hour / (offer.gpus * chips) * gpus * a.hours_per_day * a.days_per_month
+
+
+@dataclasses.dataclass(frozen=True)
+class BudgetUse:
+    """What ``budget`` US$ gets with one setup: whether it buys the setup's devices, with what is left
+    and the months of electricity that pays for at the hours a day; the months of renting them at those
+    hours and the million output tokens that is at the setup's speed; and the million output tokens of
+    the cheapest hosted API. None where a price is unknown."""
+
+    budget: float
+    buys: bool | None
+    left_usd: float | None
+    power_months: float | None
+    rent_months: float | None
+    rent_mtok: float | None
+    api_mtok: float | None
+
+    def to_dict(self) -> dict[str, float | bool | None]:
+        """Every field, prefixed ``budget_`` (as sizing.js budgetUse returns them)."""
+        return {f"budget_{k}" if k != "budget" else k: v for k, v in dataclasses.asdict(self).items()}
+
+
+def budget_use(c: Cost, budget: float, a: Assumptions) -> BudgetUse:
+    """What ``budget`` gets with the setup whose cost is ``c`` (see :class:`BudgetUse`)."""
+    hours_month = a.hours_per_day * a.days_per_month
+    buys = None if c.buy_usd is None else budget >= c.buy_usd
+    left = budget - c.buy_usd if buys and c.buy_usd is not None else None
+    power = c.power_usd_per_hour
+    api = c.api.output_usd_per_mtok if c.api else None
+    return BudgetUse(
+        budget=budget,
+        buys=buys,
+        left_usd=left,
+        power_months=left / (power * hours_month) if left is not None and power else None,
+        rent_months=budget / c.monthly_usd if c.monthly_usd else None,
+        rent_mtok=budget / c.usd_per_mtok if c.usd_per_mtok else None,
+        api_mtok=budget / api if api else None,
+    )

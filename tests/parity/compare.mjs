@@ -22,6 +22,7 @@ export function runCases(engine, data) {
     let got;
     try {
       got = engine.estimate(model, hw, sc, facts);
+      got = { ...got, ...engine.budgetUse(got, inputs.budget, facts.assumptions) };
     } catch (err) {
       problems.push(`${label}: JS threw ${err.message}`);
       continue;

@@ -387,3 +387,43 @@ def test_cost_follows_hours_and_electricity(page: Any, base_url: str, catalog: C
     assert len(cells) >= 3
     for cell, offer in zip(cells, offers, strict=True):
         assert float(cell) == pytest.approx(offer_monthly(offer, hw.chips, hw.chips, a), rel=1e-12), offer.provider
+
+
+def test_budget_says_what_it_buys_rents_and_gets_from_an_api(page: Any, base_url: str, catalog: Catalog) -> None:
+    """A budget on the pair page says whether it buys the setup's devices (what is left, and the months
+    of electricity that pays for), how long it rents them and the tokens that is, and the cheapest API's
+    tokens: cost.budget_use's figures, in the page's formatting; the URL keeps it."""
+    import dataclasses
+
+    from generator.site.i18n import NumberFormat
+    from generator.sizing.cost import budget_use
+    from generator.sizing.estimate import default_scenario, estimate
+    from generator.sizing.scenario import facts_of
+
+    facts = facts_of(catalog)
+    a = facts.assumptions.model_copy(update={"hours_per_day": 12.0})
+    hw = catalog.hardware["h100-sxm"]
+    model = catalog.models[MODEL]
+    est = estimate(model, hw, default_scenario(catalog, model, hw), dataclasses.replace(facts, assumptions=a))
+    assert est.cost.buy_usd is not None
+    fmt = NumberFormat("en")
+    page.goto(f"{base_url}/en/models/{MODEL}/h100-sxm/")
+    page.wait_for_selector("#workbench[data-ready]")
+    assert page.is_hidden("#wb-budget-out")
+    page.fill("#wb-hours", "12")
+    page.dispatch_event("#wb-hours", "input")
+    for budget in (est.cost.buy_usd + 5000, 1000.0):
+        b = budget_use(est.cost, budget, a)
+        page.fill("#wb-budget", f"{budget:g}")
+        page.dispatch_event("#wb-budget", "input")
+        text = page.inner_text("#wb-budget-out")
+        if b.buys:
+            assert b.left_usd is not None and b.power_months is not None
+            assert f"buys these devices ({fmt.usd(est.cost.buy_usd, 0)}) with {fmt.usd(b.left_usd, 0)} left" in text
+            assert f"{fmt.sig(b.power_months)} months of their electricity at 12 h a day" in text
+        else:
+            assert f"{fmt.usd(budget, 0)} does not buy these devices ({fmt.usd(est.cost.buy_usd, 0)})" in text
+        assert b.rent_months is not None and b.rent_mtok is not None and b.api_mtok is not None
+        assert f"{fmt.sig(b.rent_months)} months at 12 h a day, {fmt.sig(b.rent_mtok)} million output tokens" in text
+        assert f"The cheapest hosted API: {fmt.sig(b.api_mtok)} million output tokens." in text
+    assert "budget=1000" in page.url

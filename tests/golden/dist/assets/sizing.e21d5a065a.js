@@ -976,6 +976,30 @@ function cost(hw, model, gpus, aggregate, offers, apiPrices, as, chips) {
     api_usd_per_mtok: api ? api.output_usd_per_mtok : null };
 }
 
+/**
+ * What a budget gets with a setup (cost.py budget_use): buying its devices (what is left, and the months of
+ * electricity that pays for), renting them (months, and million output tokens at its speed), the cheapest API.
+ * @param {{ buy_usd: number | null, power_usd_per_hour: number | null, monthly_usd: number | null,
+ *   usd_per_mtok: number | null, api_usd_per_mtok: number | null }} c the estimate's cost fields
+ * @param {number} budget US$
+ * @param {Assumptions} as
+ */
+export function budgetUse(c, budget, as) {
+  const hoursMonth = as.hours_per_day * as.days_per_month;
+  const buys = c.buy_usd == null ? null : budget >= c.buy_usd;
+  const left = buys && c.buy_usd != null ? budget - c.buy_usd : null;
+  const power = c.power_usd_per_hour;
+  return {
+    budget,
+    budget_buys: buys,
+    budget_left_usd: left,
+    budget_power_months: left != null && power ? left / (power * hoursMonth) : null,
+    budget_rent_months: c.monthly_usd ? budget / c.monthly_usd : null,
+    budget_rent_mtok: c.usd_per_mtok ? budget / c.usd_per_mtok : null,
+    budget_api_mtok: c.api_usd_per_mtok ? budget / c.api_usd_per_mtok : null,
+  };
+}
+
 // ---- estimate.py ----
 // Why a scenario cannot run, in English with {slots}: estimate.py REASONS (the parity vectors compare the
 // messages); pages translate them by code (the workbench's reasons).
