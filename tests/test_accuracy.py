@@ -20,7 +20,7 @@ from generator.content.catalog import Catalog
 from generator.site.accuracy import batched_checks, batched_key, batched_rows
 from generator.sizing.accuracy import kv_checks, median_abs, size_checks, worst_abs
 from generator.sizing.calibrate import calibrate, hardware_key, held_out, kin_of, points, predictions
-from generator.sizing.estimate import estimate
+from generator.sizing.estimate import estimate, ratio_ranges
 from tests.conftest import scenario
 
 BASELINE = Path(__file__).with_name("accuracy-baseline.json")
@@ -46,8 +46,10 @@ def figures(catalog: Catalog) -> dict[str, float]:
     }
     # Several sequences at once, by engine, vendor and one device or several: out of sample by construction.
     batched = {batched_key(r): round(r.median, 4) for r in batched_rows(batched_checks(catalog))}
+    assert cal.tensor_parallel is not None
     return {
         **batched,
+        "tensor_parallel_out_of_sample": cal.tensor_parallel.median_error,
         "decode_out_of_sample": cal.decode.out_of_sample,
         "prefill_out_of_sample": cal.prefill.out_of_sample,
         **per_engine,
@@ -133,3 +135,22 @@ def test_every_speed_carries_the_out_of_sample_range(catalog: Catalog, facts: An
     assert k["ttft_s_low"] == pytest.approx(k["ttft_s"] / cal.prefill.ratio_high, rel=1e-12)
     assert k["ttft_s_high"] == pytest.approx(k["ttft_s"] / cal.prefill.ratio_low, rel=1e-12)
     assert k["decode_tok_s_low"] < k["decode_tok_s"] < k["decode_tok_s_high"]
+
+
+def test_the_tensor_parallel_range_holds_eight_in_ten_held_out_rows(catalog: Catalog, facts: Any) -> None:
+    """A speed over several devices in tensor parallel is printed with the range of the held-out
+    tensor-parallel rows; it holds 80% ± 5 of the one-sequence rows the accuracy page predicts (through the
+    whole estimate, fits made without each row's hardware), and is never narrower than one device's."""
+    cal = catalog.calibration
+    assert cal is not None and cal.decode is not None and cal.tensor_parallel is not None
+    (low, high), _ = ratio_ranges(cal, (False, False), True)
+    assert low <= cal.decode.ratio_low and high >= cal.decode.ratio_high
+    rows = [c for c in batched_checks(catalog) if c.row.gpus > 1 and c.row.batch == 1]
+    inside = sum(low <= c.row.tok_s / c.predicted <= high for c in rows)
+    assert len(rows) >= 30 and 0.75 <= inside / len(rows) <= 0.85, (inside, len(rows))
+    # A tensor-parallel estimate carries that range; one device keeps its own.
+    model, hw = catalog.model("llama-3-3-70b-instruct"), catalog.hw("h100-sxm")
+    tp = estimate(model, hw, scenario(catalog, "BF16", "vllm", gpus=2), facts)
+    assert tp.speed_range.decode_high == pytest.approx(tp.speed.decode_tok_s * high)
+    one = estimate(model, hw, scenario(catalog, "FP8", "vllm"), facts)
+    assert one.speed_range.decode_high == pytest.approx(one.speed.decode_tok_s * cal.decode.ratio_high)

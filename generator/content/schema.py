@@ -882,6 +882,18 @@ class ErrorSummary(Frozen):
         return max(self.leave_one_hardware_out, self.leave_one_model_out)
 
 
+class RangeSummary(Frozen):
+    """Out-of-sample error and range of one kind of setup the main fits do not cover (one sequence on
+    several devices in tensor parallel): each row predicted with the fits made without its hardware
+    entry; the median |error|, and the 10th and 90th percentiles of measured ÷ predicted."""
+
+    rows: NonNegativeInt
+    hardware: NonNegativeInt
+    median_error: Annotated[float, Field(ge=0)]
+    ratio_low: Annotated[float, Field(gt=0)]
+    ratio_high: Annotated[float, Field(gt=0)]
+
+
 class EngineError(Frozen):
     """The held-out errors of one engine's decode or prefill measurements (each hardware entry, then
     each model, predicted by a fit made without its rows)."""
@@ -907,6 +919,7 @@ class Calibration(Frozen):
     prefill_fits: tuple[PrefillFit, ...]
     moe_fits: tuple[MoEFit, ...] = ()
     tp_fits: tuple[TPFit, ...] = ()
+    tensor_parallel: RangeSummary | None = None
 
 
 QualityMetric = Literal["kld", "ppl_ratio", "recovery"]

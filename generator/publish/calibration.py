@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from generator.content.catalog import Catalog
-from generator.sizing.calibrate import calibrate, fit_tp, kin_of, points, summaries
+from generator.sizing.calibrate import calibrate, fit_tp, kin_of, points, summaries, tp_held_out, tp_summary
 
 METHOD = (
     "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology, "
@@ -41,6 +41,7 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines, tensor_parallel=True
     )
     tp = fit_tp(tp_pts, fits.decode, catalog.engines, kin)
+    tp_range = tp_summary(tp_held_out(tp_pts, fits.decode, catalog.engines, kin))
     rows = [p.row.model_dump(mode="json") for p in pts]
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
     data = {
@@ -50,6 +51,7 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         "decode": decode.model_dump(mode="json") if decode else None,
         "prefill": prefill.model_dump(mode="json") if prefill else None,
         "by_engine": [e.model_dump(mode="json") for e in by_engine],
+        "tensor_parallel": tp_range.model_dump(mode="json") if tp_range else None,
         "decode_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.decode],
         "prefill_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.prefill],
         "moe_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.moe],

@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Callable, Sequence
 
 from generator.content.catalog import Catalog
-from generator.content.schema import ErrorSummary, Throughput
+from generator.content.schema import ErrorSummary, RangeSummary, Throughput
 from generator.sizing.accuracy import KVCheck, SizeCheck, kv_checks, median_abs, size_checks, worst_abs
 from generator.sizing.calibrate import (
     Fits,
@@ -212,6 +212,8 @@ class AccuracyData:
     kv_worst: float | None
     batched: tuple[BatchedCheck, ...] = ()
     batched_rows: tuple[BatchedRow, ...] = ()
+    # The range printed for one sequence decoding over several devices in tensor parallel.
+    tensor_parallel: RangeSummary | None = None
 
 
 def _test_family(test: str) -> str:
@@ -308,4 +310,5 @@ def accuracy_data(catalog: Catalog) -> AccuracyData:
         kv_worst=worst_abs([k.error for k in kv]),
         batched=(batched := batched_checks(catalog)),
         batched_rows=batched_rows(batched),
+        tensor_parallel=cal.tensor_parallel if cal else None,
     )

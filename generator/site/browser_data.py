@@ -104,6 +104,9 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
                     strict=True,
                 )
             ),
+            # Decode in tensor parallel over several devices (estimate.ratio_ranges).
+            "decode_tp": ratio_ranges(catalog.calibration, (False, False), True)[0],
+            "decode_tp_extrapolated": ratio_ranges(catalog.calibration, (True, True), True)[0],
         },
         # Tables Python and the browser must agree on: the engine each format family runs on by
         # default, and the memory chart's geometry.

@@ -36,12 +36,21 @@ from generator.content.schema import (
     MoEFit,
     PrefillFit,
     QuantFormat,
+    RangeSummary,
     Throughput,
     TPFit,
 )
 from generator.sizing.kv import kv_read_per_token, state_bytes_per_seq
 from generator.sizing.params import count_params
-from generator.sizing.scenario import class_levels, hardware_class, link_levels, memory_class, moe_factor, pick
+from generator.sizing.scenario import (
+    class_levels,
+    hardware_class,
+    link_levels,
+    memory_class,
+    moe_factor,
+    pick,
+    tp_fit,
+)
 from generator.sizing.speed import attention_flops, matmul_params, prompt_seconds
 from generator.sizing.weights import weight_bytes
 
@@ -320,6 +329,41 @@ def fit_tp(
 
 def _by_link(f: TPFit) -> tuple[str, ...]:
     return (f.link, str(f.moe))
+
+
+def tp_held_out(
+    pts: Sequence[Point], decode: Sequence[DecodeFit], engines: Mapping[str, EngineProfile], kin: Mapping[str, str]
+) -> list[tuple[Point, float]]:
+    """Each tensor-parallel point with its predicted tokens per second from all-reduce fits made without
+    its hardware entry (the engine's own constant where nothing else was measured)."""
+    out = []
+    for hardware in sorted({p.row.hardware for p in pts}):
+        fits = fit_tp([p for p in pts if p.row.hardware != hardware], decode, engines, kin)
+        for p in pts:
+            if p.row.hardware != hardware:
+                continue
+            fit = tp_fit(fits, p.engine, p.hardware.link, bool(p.model.moe))
+            allreduce = fit.allreduce_s if fit else engines[p.engine].allreduce_latency_s
+            left = _tp_residual(p, decode, engines) - allreduce  # seconds per all-reduce the prediction misses
+            predicted = p.y - 2 * p.model.architecture.num_layers * left
+            out.append((p, 1.0 / predicted))
+    return out
+
+
+def tp_summary(preds: Sequence[tuple[Point, float]]) -> RangeSummary | None:
+    """Median |error| and the 10th-90th percentile range of measured ÷ predicted of held-out
+    tensor-parallel predictions."""
+    ratios = sorted(p.row.tok_s / predicted for p, predicted in preds)
+    if len(ratios) < 2:
+        return None
+    cuts = statistics.quantiles(ratios, n=10, method="inclusive")
+    return RangeSummary(
+        rows=len(ratios),
+        hardware=len({p.row.hardware for p, _ in preds}),
+        median_error=round(statistics.median(abs(1 / r - 1) for r in ratios), 4),
+        ratio_low=_round(cuts[0]),
+        ratio_high=_round(cuts[-1]),
+    )
 
 
 def predict(p: Point, fits: Fits) -> float:

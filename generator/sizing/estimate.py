@@ -181,11 +181,12 @@ Ratios = tuple[float, float]
 
 
 def ratio_ranges(
-    cal: Calibration | None, extrapolated: tuple[bool, bool] = (False, False)
+    cal: Calibration | None, extrapolated: tuple[bool, bool] = (False, False), tensor_parallel: bool = False
 ) -> tuple[Ratios | None, Ratios | None]:
     """(low, high) of measured ÷ predicted out of sample, for decode and for prefill: held out by
     hardware entry where the engine's measurements on the device's class back the speed, held out by
-    engine × class where they do not (``extrapolated``)."""
+    engine × class where they do not (``extrapolated``). Decode in tensor parallel over several devices
+    spans the held-out tensor-parallel rows' range too (never narrower than one device's)."""
     if cal is None:
         return None, None
 
@@ -196,7 +197,11 @@ def ratio_ranges(
             (summary.extrapolated_low, summary.extrapolated_high) if wide else (summary.ratio_low, summary.ratio_high)
         )
 
-    return pair(cal.decode, extrapolated[0]), pair(cal.prefill, extrapolated[1])
+    decode = pair(cal.decode, extrapolated[0])
+    tp = cal.tensor_parallel
+    if tensor_parallel and tp is not None and decode is not None:
+        decode = (min(decode[0], tp.ratio_low), max(decode[1], tp.ratio_high))
+    return decode, pair(cal.prefill, extrapolated[1])
 
 
 def _names(backends: Sequence[EngineBackend]) -> str:
@@ -390,7 +395,9 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
         memory=m,
         min_gpus=min_gpus,
         speed=spd,
-        speed_range=speed_range(spd, *ratio_ranges(facts.calibration, extrapolated)),
+        speed_range=speed_range(
+            spd, *ratio_ranges(facts.calibration, extrapolated, sc.gpus > 1 and sc.engine.split == "tensor")
+        ),
         calibration_note=note,
         extrapolated=extrapolated,
         cost=cost(

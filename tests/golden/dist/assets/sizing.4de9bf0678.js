@@ -72,7 +72,8 @@
  *   borrowed_from?: EngineName | null }} TPFit
  * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[], tp_fits: TPFit[] }} Calibration
  * @typedef {{ decode: [number, number] | null, prefill: [number, number] | null,
- *   decode_extrapolated: [number, number] | null, prefill_extrapolated: [number, number] | null }} Ranges
+ *   decode_extrapolated: [number, number] | null, prefill_extrapolated: [number, number] | null,
+ *   decode_tp: [number, number] | null, decode_tp_extrapolated: [number, number] | null }} Ranges
  *   low and high measured ÷ predicted, out of sample: by hardware entry, and by engine × class for the
  *   speeds no measurement of their engine on that class backs
  * @typedef {{ provider: string, instance: string, hardware: string, gpus: number, usd_per_hour: number,
@@ -662,9 +663,12 @@ export function speed(model, p, w, hw, o) {
  * @param {Speed} s
  * @param {Ranges} ranges
  * @param {[boolean, boolean]} extrapolated decode, prefill
+ * @param {boolean} [tensorParallel] one sequence's decode spread over several devices (its own range)
  */
-export function speedRange(s, ranges, extrapolated) {
-  const decode = ranges ? (extrapolated[0] ? ranges.decode_extrapolated : ranges.decode) : null;
+export function speedRange(s, ranges, extrapolated, tensorParallel = false) {
+  const decode = !ranges ? null : tensorParallel
+    ? (extrapolated[0] ? ranges.decode_tp_extrapolated : ranges.decode_tp)
+    : (extrapolated[0] ? ranges.decode_extrapolated : ranges.decode);
   const prefill = ranges ? (extrapolated[1] ? ranges.prefill_extrapolated : ranges.prefill) : null;
   const [dl, dh] = decode ? decode : [null, null];
   const hasPrefill = prefill && s.prefill_tok_s !== null;
@@ -1175,7 +1179,7 @@ export function estimate(model, card, sc, facts) {
     max_context: Math.max(0, maxContext), max_batch: Math.max(0, maxBatch), min_gpus: minGpus,
     decode_tok_s: s.decode_tok_s, decode_tok_s_aggregate: s.decode_tok_s_aggregate,
     prefill_tok_s: s.prefill_tok_s, ttft_s: s.ttft_s, ttft_prompt_tokens: s.prompt_tokens,
-    ...speedRange(s, facts.ranges, extrap),
+    ...speedRange(s, facts.ranges, extrap, sc.gpus > 1 && sc.engine.split === "tensor"),
     qlora_bytes: qlora, lora_bytes: lora, full_finetune_bytes: full, ...c, calibration: note,
     decode_extrapolated: extrap[0], prefill_extrapolated: extrap[1],
   };
