@@ -220,3 +220,11 @@ def test_speed_from_must_name_an_engine_with_fits_of_its_own(content: Path) -> N
         f"content/engines.yaml:{line}: engines[3].speed_from.engine: 'sglang' must be another engine of this "
         "file that has fits of its own"
     ]
+
+
+def test_a_provider_page_must_belong_to_a_provider_with_offers(content: Path) -> None:
+    """cloud.yaml's providers are keyed by the name offers use: a misspelt one links nothing, so it fails."""
+    path = content / "prices" / "cloud.yaml"
+    edit(path, "  - name: RunPod\n", "  - name: Runpod\n")
+    found = "\n".join(problems(content))
+    assert "providers[0].name: unknown provider (no offer names it) 'Runpod'; closest: RunPod" in found

@@ -466,3 +466,20 @@ def test_no_page_or_json_offers_a_setup_that_cannot_start(site: Path, catalog: C
     assert not problems, problems[:20]
     # The walk saw what it checks: commands on every pair page, a setup per engine on model pages.
     assert blocks >= len(catalog.models) * len(catalog.hardware) and setups >= 2 * len(catalog.models)
+
+
+@pytest.mark.slow  # the full-catalog build
+def test_pair_page_offers_link_where_to_rent(site: Path, catalog: Catalog) -> None:
+    """The cost table names each offer's provider, linked to its pricing page (cloud.yaml's providers),
+    not to the dataset the price came from (the hardware page lists those)."""
+    for hw in ("h100-sxm", "rtx-4090", "mi300x"):
+        html = (site / "en/models/qwen3-8b" / hw / "index.html").read_text(encoding="utf-8")
+        table = html[html.index('id="cost-h"') if 'id="cost-h"' in html else html.index("id=cost-h") :]
+        table = table[: table.index("</table>")]
+        offers = catalog.offers_for(hw)
+        assert offers
+        for name in {o.provider for o in offers[:3]}:
+            provider = catalog.providers.get(name)
+            if provider is not None:
+                assert f"href={provider.url} " in table or f'href="{provider.url}"' in table, (hw, name)
+        assert "github.com" not in table

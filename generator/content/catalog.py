@@ -21,6 +21,7 @@ from generator.content.schema import (
     KVDtype,
     MemoryLog,
     Model,
+    Provider,
     QualityLabel,
     QualityMeasurement,
     QuantFormat,
@@ -77,6 +78,8 @@ class Catalog:
     wanted: tuple[Wanted, ...] = ()
     # The launch programs' command lines (content/cli.yaml), by program ("vllm serve").
     programs: Mapping[str, CliProgram] = dataclasses.field(default_factory=dict)
+    # Cloud providers' pricing pages (cloud.yaml's providers), by the name their offers use.
+    providers: Mapping[str, Provider] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def create(
@@ -100,6 +103,7 @@ class Catalog:
         quality_labels: Iterable[QualityLabel] = (),
         wanted: Iterable[Wanted] = (),
         programs: Iterable[CliProgram] = (),
+        providers: Iterable[Provider] = (),
     ) -> Catalog:
         """Build a catalog with a deterministic order (slugs sorted; formats as listed)."""
         return cls(
@@ -121,6 +125,7 @@ class Catalog:
             quality_labels=tuple(quality_labels),
             wanted=tuple(sorted(wanted, key=lambda w: (w.kind, w.name.lower()))),
             programs=_index(programs, "program"),
+            providers=_index(sorted(providers, key=lambda p: p.name), "name"),
         )
 
     @functools.cached_property

@@ -32,6 +32,7 @@ from generator.content.schema import (
     MemoryLog,
     Model,
     Name,
+    Provider,
     QualityLabel,
     QualityMeasurement,
     QuantFormat,
@@ -84,6 +85,8 @@ class CliFile(Frozen):
 
 class CloudFile(Frozen):
     offers: tuple[CloudOffer, ...]
+    # Where to rent from each provider (its pricing page), by the name its offers use.
+    providers: tuple[Provider, ...] = ()
     sources: tuple[str, ...] = ()
 
 
@@ -522,6 +525,14 @@ def _check_prices(
     if cloud_p:
         for i, offer in enumerate(cloud_p.value.offers):
             _check_ref(cloud_p, ("offers", i, "hardware"), offer.hardware, known_hardware, "hardware", problems)
+        named = {o.provider for o in cloud_p.value.offers}
+        seen: set[str] = set()
+        for i, provider in enumerate(cloud_p.value.providers):
+            loc: Loc = ("providers", i, "name")
+            if provider.name in seen:
+                problems.append(Problem(cloud_p.file, cloud_p.line(loc), field_name(loc), "duplicate provider"))
+            seen.add(provider.name)
+            _check_ref(cloud_p, loc, provider.name, named, "provider (no offer names it)", problems)
     if api_p:
         for i, price in enumerate(api_p.value.prices):
             _check_ref(api_p, ("prices", i, "model"), price.model, known_models, "model", problems)
@@ -667,6 +678,7 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         assumptions=assumptions_p.value,
         calibration=calibration_p.value if calibration_p else None,
         offers=cloud_p.value.offers if cloud_p else (),
+        providers=cloud_p.value.providers if cloud_p else (),
         api_prices=api_p.value.prices if api_p else (),
         throughput=[row for mf in measurement_files for row in mf.value.throughput],
         file_sizes=[size for mf in measurement_files for size in mf.value.file_sizes],

@@ -531,6 +531,23 @@ class CloudOffer(Frozen):
         return self.usd_per_hour / self.gpus
 
 
+HttpsUrl = Annotated[
+    str,
+    Field(min_length=9, max_length=500),
+    _matching(r"^https://[A-Za-z0-9.-]+(?::\d+)?(?:/[^\s<>\"'`\\]*)?$", "an https:// URL"),
+]
+
+
+class Provider(Frozen):
+    """A cloud provider's public GPU pricing page, which pair pages link its offers to (as a source
+    gives the URL)."""
+
+    name: Name
+    url: HttpsUrl
+    source: Source
+    notes: Prose = ""
+
+
 class ApiPrice(Frozen):
     """A dated serverless API price for a catalog model, per million tokens."""
 

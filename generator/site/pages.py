@@ -288,6 +288,8 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "several_devices": p.hardware.chips > 1 or any(r.est and r.est.min_gpus != 1 for r in p.matrix),
         # The cheapest offers with what renting the scenario's devices costs a month at the default hours.
         "offer_rows": list(zip(p.offers, p.offer_months, strict=True))[:OFFER_ROWS],
+        # Where to rent from each provider; the hardware page links each offer's source.
+        "providers": catalog.providers,
         "describe": memory_descriptions(p, route.lang),
         "standard_why": why_not_standard(catalog, p, route.lang),
     }
