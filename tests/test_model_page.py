@@ -109,3 +109,17 @@ def test_related_models_are_the_family_similar_sizes_and_newer_ones(catalog: Cat
     assert model.release_date != "unknown"
     dates = [m.release_date for m in r.newer]
     assert all(d != "unknown" and d > model.release_date for d in dates) and dates == sorted(dates, reverse=True)
+
+
+def test_a_pair_page_links_the_whole_family_on_its_device(catalog: Catalog) -> None:
+    """Every other model of the family (nearest in size first), and at least three models in all."""
+    from generator.site.model_page import PAIR_RELATED, related_models
+
+    models = list(catalog.models.values())
+    for model in models:
+        family = {m.slug for m in models if m.family == model.family and m.slug != model.slug}
+        linked = related_models(model, models)
+        assert family <= {m.slug for m in linked} and len(linked) == max(len(family), PAIR_RELATED)
+        assert [m.slug for m in linked[: len(family)]] == [m.slug for m in linked if m.slug in family]
+    biggest = max(models, key=lambda m: sum(o.family == m.family for o in models))
+    assert len(related_models(biggest, models)) >= 10

@@ -32,6 +32,8 @@ from generator.sizing.params import ParamCount, count_params, layer_kinds
 from generator.sizing.scenario import DEFAULT_FORMAT, FAMILY_ENGINE, Scenario, facts_of
 
 RELATED = 12
+# The fewest other models a pair page links on its device (more when the family is larger).
+PAIR_RELATED = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,14 +131,17 @@ def need_table(pairs: Sequence[PairData], hardware: Sequence[str]) -> tuple[tupl
 
 
 def related_models(model: Model, everything: Sequence[Model]) -> list[Model]:
-    """Up to 12 other models: same family and organisation first, then nearest in size."""
+    """The other models a pair page links on the same device: its whole family, then the same
+    organisation's and the rest nearest in size, until there are at least ``PAIR_RELATED``."""
     size = count_params(model).total
 
     def key(m: Model) -> tuple[int, int, float, str]:
         other = count_params(m).total
         return (m.family != model.family, m.organization != model.organization, abs(other - size) / size, m.slug)
 
-    return sorted((m for m in everything if m.slug != model.slug), key=key)[:RELATED]
+    ranked = sorted((m for m in everything if m.slug != model.slug), key=key)
+    family = sum(m.family == model.family for m in ranked)
+    return ranked[: max(family, PAIR_RELATED)]
 
 
 @dataclasses.dataclass(frozen=True)
