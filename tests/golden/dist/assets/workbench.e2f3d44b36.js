@@ -555,7 +555,11 @@ async function main(root, dataEl) {
     out.hidden = parts.length === 0;
   }
 
-  function update() {
+  /**
+   * The controls' scenario estimated, or null once the page says why it cannot run.
+   * @returns {{ keys: Estimate, s: Choice } | null}
+   */
+  function prepare() {
     const s = read();
     const sc = sizing.scenario(data, s);
     // A scenario whose every name resolved (the test before the cast) is a Scenario.
@@ -578,12 +582,24 @@ async function main(root, dataEl) {
       /** @type {HTMLParagraphElement} */ (banner.querySelector("p")).textContent = problem;
       cmpTable.hidden = true;
       summarize(null, problem);
-      return;
+      return null;
     }
-    const keys = sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), costFacts());
-    current = { keys, s };
-    render(keys, s);
+    return { keys: sizing.estimate(data.model, data.hardware, /** @type {Scenario} */ (sc), costFacts()), s };
+  }
+
+  /** @param {{ keys: Estimate, s: Choice } | null} ready */
+  function show(ready) {
+    if (!ready) return;
+    current = ready;
+    render(ready.keys, ready.s);
     if (compare.value) renderCompare();
+  }
+
+  // Updates made since the page's own first estimate (which then must not be drawn over them).
+  let updates = 0;
+  function update() {
+    updates += 1;
+    show(prepare());
   }
 
   function fixKv() {
@@ -781,10 +797,15 @@ async function main(root, dataEl) {
   // The memory chart's frame came with the controls; render() places its bars.
   const frame = /** @type {HTMLTemplateElement} */ (document.getElementById("wb-memchart"));
   document.getElementById("memslot")?.replaceChildren(frame.content.cloneNode(true));
-  // Yield once: setting up the controls and the first estimate run as two tasks, not one long one that
-  // keeps the page from answering input.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  update();
+  // Setting up the controls, the first estimate and drawing it run as three tasks, not one long one
+  // that keeps the page from answering input.
+  const yieldTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+  await yieldTask();
+  const before = updates;
+  const first = prepare();
+  await yieldTask();
+  // A reader who changed a control meanwhile already sees their own scenario.
+  if (updates === before) show(first);
   root.dataset.ready = "1";
 }
 
