@@ -235,11 +235,8 @@ async function main(form, pageEl) {
     const vendor = String(f.get("lvendor") || "");
     const kind = String(f.get("lkind") || "");
     const memory = Number(f.get("lmem") || 0) * 1e9;
-    // Hours as the pair page's workbench takes them (at most 24; the catalog's when empty or invalid).
-    const hoursText = String(f.get("lhours") || "").trim();
-    const hoursIn = Number(hoursText);
-    const hours = hoursText !== "" && Number.isFinite(hoursIn) && hoursIn > 0
-      ? Math.min(hoursIn, 24) : facts.assumptions.hours_per_day;
+    // Hours as the pair page's workbench takes them.
+    const hours = view.hoursADay(f.get("lhours"), facts.assumptions.hours_per_day);
     const budgetText = String(f.get("lbudget") || "").trim();
     const budget = budgetText !== "" && Number.isFinite(Number(budgetText)) ? Number(budgetText) : null;
     const all = rowsAt(context, kv, hours);

@@ -219,10 +219,9 @@ async function main(root, dataEl) {
   /** The facts with the reader's hours of use and electricity price (the catalog's when left as is). */
   const costFacts = () => {
     const f = new FormData(form);
-    const hours = Number(f.get("hours"));
     const kwh = Number(f.get("kwh"));
     return { ...facts, assumptions: { ...facts.assumptions,
-      hours_per_day: Number.isFinite(hours) && hours > 0 ? Math.min(hours, 24) : facts.assumptions.hours_per_day,
+      hours_per_day: view.hoursADay(f.get("hours"), facts.assumptions.hours_per_day),
       electricity_usd_per_kwh: Number.isFinite(kwh) && kwh >= 0 ? kwh : facts.assumptions.electricity_usd_per_kwh } };
   };
 

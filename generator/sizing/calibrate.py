@@ -204,7 +204,7 @@ class Fits:
 
 
 def _groups(pts: Sequence[Point]) -> dict[tuple[str, str], list[Point]]:
-    """Points by engine and each level of their class: the class, what it pools into, all hardware ("*")."""
+    """Points by engine and each level of their class: the class, its vendor, all hardware ("*")."""
     groups: dict[tuple[str, str], list[Point]] = {}
     for p in pts:
         for level in class_levels(p.hw_class):
@@ -250,9 +250,9 @@ def _per_engine(_: MoEFit) -> tuple[str, ...]:
 def calibrate(pts: Sequence[Point], kin: Mapping[str, str]) -> Fits:
     """One decode fit per (engine, memory class) with measurements on two devices or more and one
     prefill fit per (engine, compute class) with measurements, plus a fit per vendor and one over all
-    hardware per engine; the prefill fits come from dense
-    models, and one factor per engine scales them for mixture-of-experts models. An engine with kin
-    (``kin_of``) takes its kin's fit for each class it has none of its own for."""
+    hardware per engine; the prefill fits come from dense models, and one factor per engine scales them
+    for mixture-of-experts models. An engine with kin (``kin_of``) takes its kin's fit for each class it
+    has none of its own for."""
     decode = []
     for (engine, cls), group in sorted(_groups([p for p in pts if p.decode]).items()):
         if not _enough_devices(group):
@@ -293,14 +293,20 @@ def calibrate(pts: Sequence[Point], kin: Mapping[str, str]) -> Fits:
     )
 
 
-def _tp_residual(p: Point, decode: Sequence[DecodeFit], engines: Mapping[str, EngineProfile]) -> float:
-    """Seconds per all-reduce that a tensor-parallel point leaves once the single-device fit's reads
-    (spread over its devices) and latency per layer are taken out: two all-reduces per layer."""
+def _tp_seconds(
+    p: Point, decode: Sequence[DecodeFit], engines: Mapping[str, EngineProfile], allreduce_s: float
+) -> float:
+    """Predicted seconds per token of a tensor-parallel point: the single-device fit's reads spread over
+    its devices, its latency per layer, and two all-reduces of ``allreduce_s`` per layer."""
     d, _ = pick(decode, p.engine, p.hw_class)
     layers = p.model.architecture.num_layers
     parallel = p.row.gpus * engines[p.engine].tensor_parallel_efficiency
-    left = p.y - p.x / (d.bandwidth_efficiency * parallel) - layers * d.per_layer_latency_s
-    return left / (2 * layers)
+    return p.x / (d.bandwidth_efficiency * parallel) + layers * (d.per_layer_latency_s + 2 * allreduce_s)
+
+
+def _tp_residual(p: Point, decode: Sequence[DecodeFit], engines: Mapping[str, EngineProfile]) -> float:
+    """Seconds per all-reduce that a tensor-parallel point leaves once the rest of its step is taken out."""
+    return (p.y - _tp_seconds(p, decode, engines, 0.0)) / (2 * p.model.architecture.num_layers)
 
 
 def fit_tp(
@@ -344,9 +350,7 @@ def tp_held_out(
                 continue
             fit = tp_fit(fits, p.engine, p.hardware.link, bool(p.model.moe))
             allreduce = fit.allreduce_s if fit else engines[p.engine].allreduce_latency_s
-            left = _tp_residual(p, decode, engines) - allreduce  # seconds per all-reduce the prediction misses
-            predicted = p.y - 2 * p.model.architecture.num_layers * left
-            out.append((p, 1.0 / predicted))
+            out.append((p, 1.0 / _tp_seconds(p, decode, engines, allreduce)))
     return out
 
 

@@ -249,6 +249,16 @@ export function mergeQuery(current, keys, mine) {
 }
 
 /**
+ * Hours of use a day as a reader typed them: at most 24, the catalog's when empty, zero or not a number.
+ * @param {FormDataEntryValue | null} value
+ * @param {number} fallback
+ */
+export function hoursADay(value, fallback) {
+  const hours = Number(value);
+  return Number.isFinite(hours) && hours > 0 ? Math.min(hours, 24) : fallback;
+}
+
+/**
  * @typedef {{ width: number, height: number, left: number, right: number, top: number, bottom: number }} ValueGeometry
  * @typedef {{ label: string, usd: number, tok_s: number, x: number, y: number, frontier: number }} ValuePoint
  * @typedef {{ value: number, pos: number }} Tick
