@@ -109,6 +109,29 @@ export function simText(pieces, n) {
 }
 
 /**
+ * The Related section's list of every accelerator (the controls' #wb-devices, the same on every pair
+ * page of a language), with this page's own accelerator marked rather than linked. Without JavaScript
+ * the section links the model page's list instead.
+ * @param {string} slug this page's accelerator
+ */
+export function linkEveryDevice(slug) {
+  const frame = /** @type {HTMLTemplateElement | null} */ (document.getElementById("wb-devices"));
+  const cols = document.getElementById("links-h")?.parentElement?.querySelector(".cols");
+  if (!frame || !cols) return;
+  const list = document.createElement("div");
+  list.className = "every-device";
+  list.append(frame.content.cloneNode(true));
+  const own = list.querySelector(`a[href="../${CSS.escape(slug)}/"]`);
+  if (own) {
+    const here = document.createElement("strong");
+    here.setAttribute("aria-current", "page");
+    here.textContent = own.textContent;
+    own.replaceWith(here);
+  }
+  cols.after(list);
+}
+
+/**
  * @param {HTMLElement} root
  * @param {HTMLElement} dataEl
  */
@@ -119,6 +142,7 @@ async function main(root, dataEl) {
   page.scenario = Object.assign({ batch: 1, gpus: 1, offload: 0, vision: false }, page.scenario);
   const ownData = /** @type {Promise<ModelData>} */ (getJson(page.model_url));
   root.insertAdjacentHTML("beforeend", await (await fetch(page.ui_url)).text());
+  linkEveryDevice(page.hardware);
   /** @type {AssetUrls} */
   const urls = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("wb-assets")).textContent);
   const [sizing, view, shared, finder, own] = await Promise.all([

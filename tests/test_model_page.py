@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from generator.content.catalog import Catalog
+from generator.site.hardware_page import device_groups
 from generator.site.model_page import kv_formula, lead
 from generator.site.pair_page import pair_data
 from generator.sizing.kv import kv_cache
@@ -123,3 +124,25 @@ def test_a_pair_page_links_the_whole_family_on_its_device(catalog: Catalog) -> N
         assert [m.slug for m in linked[: len(family)]] == [m.slug for m in linked if m.slug in family]
     biggest = max(models, key=lambda m: sum(o.family == m.family for o in models))
     assert len(related_models(biggest, models)) >= 10
+
+
+def test_device_groups_hold_every_accelerator_once_by_memory_then_vendor(catalog: Catalog) -> None:
+    """The cross-links to every device: each accelerator once, in its memory range, vendors in
+    alphabetical order, each vendor's devices by memory."""
+    hardware = list(catalog.hardware.values())
+    groups = device_groups(hardware)
+    listed = [h.slug for g in groups for _, hws in g.vendors for h in hws]
+    assert sorted(listed) == sorted(catalog.hardware) and len(listed) == len(set(listed))
+    assert [g.memory.low for g in groups] == sorted(g.memory.low for g in groups)
+    for g in groups:
+        assert g.count == sum(len(hws) for _, hws in g.vendors)
+        vendors = [v for v, _ in g.vendors]
+        assert vendors == sorted(vendors, key=str.casefold) and len(vendors) == len(set(vendors))
+        for vendor, hws in g.vendors:
+            assert all(h.vendor == vendor for h in hws)
+            assert all(g.memory.low < h.memory_bytes <= (g.memory.high or h.memory_bytes) for h in hws)
+            assert [h.memory_bytes for h in hws] == sorted(h.memory_bytes for h in hws)
+    # The 24 GB cards sit together across vendors; names drop the vendor the group already says.
+    rtx = catalog.hardware["rtx-4090"]
+    home = next(g for g in groups if any(h.slug == "rtx-4090" for _, hws in g.vendors for h in hws))
+    assert {v for v, _ in home.vendors} >= {"AMD", "NVIDIA"} and rtx.short_name == "GeForce RTX 4090"

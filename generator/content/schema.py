@@ -416,6 +416,13 @@ class Hardware(Frozen):
         return self
 
     @property
+    def short_name(self) -> str:
+        """The name without its vendor in front ("NVIDIA A100 80GB PCIe": "A100 80GB PCIe"), for lists
+        already grouped by vendor."""
+        prefix = self.vendor + " "
+        return self.name[len(prefix) :] if self.name.startswith(prefix) and len(self.name) > len(prefix) else self.name
+
+    @property
     def memory_bytes(self) -> int:
         """Total memory of the device in bytes."""
         if self.memory_gib is not None:

@@ -165,6 +165,31 @@ def memory_groups(hardware: Sequence[Hardware]) -> tuple[Group[Hardware], ...]:
 
 
 @dataclasses.dataclass(frozen=True)
+class DeviceGroup:
+    """One memory range of the catalog's accelerators, split by vendor (the cross-links to every device)."""
+
+    memory: Group[Hardware]
+    vendors: tuple[tuple[str, tuple[Hardware, ...]], ...]
+
+    @property
+    def count(self) -> int:
+        """How many accelerators the range holds."""
+        return len(self.memory.items)
+
+
+def device_groups(hardware: Sequence[Hardware]) -> tuple[DeviceGroup, ...]:
+    """Every accelerator once: by memory range (the home page's), then by vendor (alphabetical), each
+    vendor's devices by memory, then name."""
+    out = []
+    for g in memory_groups(hardware):
+        by_vendor: dict[str, list[Hardware]] = {}
+        for h in g.items:
+            by_vendor.setdefault(h.vendor, []).append(h)
+        out.append(DeviceGroup(g, tuple((v, tuple(by_vendor[v])) for v in sorted(by_vendor, key=str.casefold))))
+    return tuple(out)
+
+
+@dataclasses.dataclass(frozen=True)
 class BudgetPick:
     """The single device a budget buys (new or used) that runs the largest catalog model comfortably, in a
     format of the finder's (4-bit or more), at ``BUDGET_TOK_S`` or more at the default context, and that

@@ -32,6 +32,7 @@ from generator.site.hardware_page import (
     BUDGET_TOK_S,
     HardwareRow,
     budget_rows,
+    device_groups,
     memory_groups,
     related_hardware,
     size_groups,
@@ -115,6 +116,7 @@ class ModelGroup:
                 "recommended_ft": recommended_per_finetune(catalog, pairs),
                 "engine_setups": recommended_commands(catalog, model, recommended),
                 "related": related_groups(model, list(catalog.models.values())),
+                "devices": device_groups(hardware),
                 "leaderboard": board,
                 "value_chart": value_chart(
                     [

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import urllib.request
 from html import unescape
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -427,3 +428,28 @@ def test_budget_says_what_it_buys_rents_and_gets_from_an_api(page: Any, base_url
         assert f"{fmt.sig(b.rent_months)} months at 12 h a day, {fmt.sig(b.rent_mtok)} million output tokens" in text
         assert f"The cheapest hosted API: {fmt.sig(b.api_mtok)} million output tokens." in text
     assert "budget=1000" in page.url
+
+
+def test_pair_page_links_every_device_by_memory_and_vendor(page: Any, base_url: str, sample: Path) -> None:
+    """With JavaScript the Related section lists every accelerator of the build, grouped by memory and
+    vendor, this page's own marked and not linked; every link opens this model on that accelerator."""
+    hardware = sorted(p.name for p in (sample / "fr/models" / MODEL).iterdir() if p.is_dir())
+    page.goto(f"{base_url}/fr/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector(".every-device dl.devices")
+    links = page.eval_on_selector_all(".every-device a", "els => els.map(e => e.getAttribute('href'))")
+    assert sorted(links) == sorted(f"../{h}/" for h in hardware if h != HARDWARE)
+    assert page.inner_text(".every-device [aria-current=page]") == "GeForce RTX 4090"
+    groups = page.eval_on_selector_all(".every-device dt", "els => els.map(e => e.textContent)")
+    assert groups and all("Gio" in g for g in groups), groups
+    assert page.inner_text(".every-device h3") == "Tous les appareils, par mémoire et par fabricant"
+    page.click(".every-device a[href='../h100-sxm/']")
+    page.wait_for_url(f"{base_url}/fr/models/{MODEL}/h100-sxm/")
+    # Without JavaScript the section links the model page's list of every device.
+    context = page.context.browser.new_context(java_script_enabled=False)
+    bare = context.new_page()
+    bare.goto(f"{base_url}/fr/models/{MODEL}/{HARDWARE}/")
+    assert bare.locator(".every-device").count() == 0
+    bare.click("a[href='../#devices-h']")
+    listed = bare.eval_on_selector_all("#devices-h ~ dl.devices a", "els => els.map(e => e.getAttribute('href'))")
+    assert sorted(listed) == [f"{h}/" for h in hardware]
+    context.close()
