@@ -30,10 +30,12 @@ from tests.web import gates
 from tests.web.test_workbench import DEFAULT, MODEL, assert_same, cli, shown
 
 # What the page's sections say, keyed by their heading id, without what only the browser adds (the
-# workbench, the memory chart it draws, copy buttons, the default-scenario notes) and with whitespace collapsed.
+# workbench, the memory chart it draws, copy buttons, the default-scenario notes, the list of every
+# device) and with whitespace collapsed.
 SECTIONS = """(root) => {
   const main = root.querySelector("main").cloneNode(true);
-  main.querySelectorAll("#workbench, #memslot, button.copy, [data-default-note], script").forEach((e) => e.remove());
+  const added = "#workbench, #memslot, button.copy, [data-default-note], .every-device, script";
+  main.querySelectorAll(added).forEach((e) => e.remove());
   const out = {};
   for (const s of main.querySelectorAll("section")) {
     out[s.querySelector("h2").id] = {
