@@ -11,8 +11,18 @@ import pytest
 from generator.content.catalog import Catalog
 from generator.content.schema import PrefillFit
 from generator.publish.calibration import render_calibration
-from generator.sizing.calibrate import Fits, abs_errors, calibrate, kin_of, points, predictions, prompt_tokens
-from generator.sizing.estimate import Estimate, estimate
+from generator.sizing.calibrate import (
+    Fits,
+    abs_errors,
+    calibrate,
+    kin_of,
+    points,
+    predict,
+    predictions,
+    prompt_tokens,
+    unrated_points,
+)
+from generator.sizing.estimate import Estimate, ScenarioError, estimate
 from generator.sizing.scenario import Facts, Scenario, calibration_for, class_label, class_levels, hardware_class, pick
 from tests.conftest import CONTENT, scenario
 
@@ -159,3 +169,55 @@ def test_one_device_makes_no_decode_fit_and_an_engine_takes_its_kins(catalog: Ca
     # The committed calibration is this fit.
     assert catalog.calibration is not None
     assert [f for f in catalog.calibration.decode_fits if f.engine == "sglang"] == list(mine.values())
+
+
+def test_a_device_without_a_published_peak_takes_the_one_its_prefill_measurements_imply(
+    catalog: Catalog, facts: Facts
+) -> None:
+    """At the implied peak, as many of each such device's prefill measurements are faster than predicted as
+    slower (the peak is their median), and the engine gives that prediction for every measured prompt it can run; the
+    range is the wide one and the note says where the peak is from. A device with neither a published
+    peak nor measurements still has no prefill."""
+    cal = catalog.calibration
+    assert cal is not None and cal.prefill is not None and len(cal.implied_peaks) >= 5
+    peaks = {p.hardware: p.tflops for p in cal.implied_peaks}
+    pts = unrated_points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines, peaks)
+    fits = Fits.committed(cal)
+    run = 0
+    for peak in cal.implied_peaks:
+        # Rows faster than the weight reads and latency alone say nothing of compute: left out of the fit.
+        mine = [
+            p
+            for p in pts
+            if p.hardware.chip == peak.hardware and p.row.tok_s < predict(dataclasses.replace(p, x=0.0), fits)
+        ]
+        assert len(mine) == peak.rows and catalog.hw(peak.hardware).compute_tflops is None
+        ratios = [p.row.tok_s / predict(p, fits) for p in mine]  # measured ÷ predicted
+        assert sum(r < 0.999 for r in ratios) == sum(r > 1.001 for r in ratios), (peak.hardware, ratios)
+        for p in mine:
+            sc = scenario(catalog, quant=p.row.quant, engine=p.engine, context=prompt_tokens(p.row.test))
+            try:
+                est = estimate(p.model, p.hardware, sc, facts)
+            except ScenarioError:  # e.g. an MLX run of 16-bit weights: a format the site's MLX does not load
+                continue
+            if est.speed.prompt_tokens != prompt_tokens(p.row.test):  # the engine's prompt is at most 4K
+                continue
+            run += 1
+            assert est.speed.prefill_tok_s == pytest.approx(predict(p, fits), rel=1e-9), (peak.hardware, p.row.test)
+            assert (
+                est.extrapolated[1]
+                and f"{peak.tflops:g} TFLOPS peak that {peak.rows} prefill measurements of its chip"
+                in est.calibration_note
+            )
+            assert est.speed_range.prefill_low == pytest.approx(est.speed.prefill_tok_s * cal.prefill.extrapolated_low)
+    assert run >= 15
+    # An entry on the same chip as a measured one (another memory size) takes its peak.
+    siblings = [h for h in catalog.hardware.values() if h.same_chip_as and h.chip in peaks]
+    assert {h.slug for h in siblings} >= {"apple-m4-max-40c-128gb", "apple-m3-ultra-80c-256gb"}
+    for h in siblings:
+        est, twin = (estimate(catalog.model("qwen3-8b"), x, scenario(catalog), facts) for x in (h, catalog.hw(h.chip)))
+        assert est.speed.prefill_tok_s is not None and est.speed.prefill_tok_s == twin.speed.prefill_tok_s
+    unmeasured = next(h for h in catalog.hardware.values() if not h.compute_tflops and h.chip not in peaks)
+    est = estimate(catalog.model("qwen3-8b"), unmeasured, scenario(catalog), facts)
+    assert est.speed.prefill_tok_s is None and est.speed.ttft_s is None
+    assert any("prefill and TTFT are not estimated" in w for w in est.warnings)

@@ -228,3 +228,17 @@ def test_a_provider_page_must_belong_to_a_provider_with_offers(content: Path) ->
     edit(path, "  - name: RunPod\n", "  - name: Runpod\n")
     found = "\n".join(problems(content))
     assert "providers[0].name: unknown provider (no offer names it) 'Runpod'; closest: RunPod" in found
+
+
+def test_same_chip_must_name_an_entry_with_the_same_chip(content: Path) -> None:
+    """same_chip_as shares measured compute, so it must name another entry with the same bandwidth and
+    peaks, one that names no other in turn; an entry cannot name itself."""
+    path = content / "hardware" / "apple-m4-max-40c-128gb.yaml"
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if t.startswith("same_chip_as:"))
+    where = f"content/hardware/apple-m4-max-40c-128gb.yaml:{line}: same_chip_as:"
+    edit(path, "same_chip_as: apple-m4-max-40c-64gb", "same_chip_as: apple-m4-max-32c-36gb")
+    assert problems(content) == [f"{where} apple-m4-max-32c-36gb differs in bandwidth_gbps: not the same chip"]
+    edit(path, "same_chip_as: apple-m4-max-32c-36gb", "same_chip_as: apple-m4-max-40c-128gb")
+    assert problems(content) == [f"{where} an entry cannot name itself"]
+    edit(path, "same_chip_as: apple-m4-max-40c-128gb", "same_chip_as: apple-m5-32gb")
+    assert problems(content)[0] == f"{where} apple-m5-32gb names apple-m5-16gb in turn: name that entry"

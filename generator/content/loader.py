@@ -418,6 +418,33 @@ def _unique(
     return {k: v.value for k, v in seen.items()}
 
 
+def _check_same_chip(
+    entries: list[Parsed[Hardware]], hardware: Mapping[str, Hardware], problems: list[Problem]
+) -> None:
+    """``same_chip_as`` names another entry that names no other in turn, with the same vendor, platform,
+    bandwidth and peaks."""
+    for parsed in entries:
+        hw = parsed.value
+        if hw.same_chip_as is None:
+            continue
+        loc: Loc = ("same_chip_as",)
+        other = hardware.get(hw.same_chip_as)
+        if other is None:
+            _check_ref(parsed, loc, hw.same_chip_as, hardware, "hardware", problems)
+            continue
+        same = ("vendor", "platform", "bandwidth_gbps", "tflops_bf16", "tflops_fp16", "tflops_fp8", "chips")
+        differ = [f for f in same if getattr(hw, f) != getattr(other, f)]
+        if other.slug == hw.slug:
+            message = "an entry cannot name itself"
+        elif other.same_chip_as is not None:
+            message = f"{other.slug} names {other.same_chip_as} in turn: name that entry"
+        elif differ:
+            message = f"{other.slug} differs in {', '.join(differ)}: not the same chip"
+        else:
+            continue
+        problems.append(Problem(parsed.file, parsed.line(loc), field_name(loc), message))
+
+
 def _check_backends(
     parsed: Parsed[EnginesFile],
     formats: Mapping[str, QuantFormat],
@@ -590,9 +617,21 @@ def _check_logs(
             _check_ref(mf, ("memory", i, "quant"), log.quant, formats, "format", problems)
 
 
-def _check_calibration(calibration_p: Parsed[Calibration], engines: Collection[str], problems: list[Problem]) -> None:
-    """Every fitted constant names a known engine."""
+def _check_calibration(
+    calibration_p: Parsed[Calibration],
+    engines: Collection[str],
+    hardware: Mapping[str, Hardware],
+    problems: list[Problem],
+) -> None:
+    """Every fitted constant names a known engine; an implied peak, an accelerator with no published one."""
     cal = calibration_p.value
+    for i, peak in enumerate(cal.implied_peaks):
+        loc: Loc = ("implied_peaks", i, "hardware")
+        _check_ref(calibration_p, loc, peak.hardware, hardware, "hardware", problems)
+        hw = hardware.get(peak.hardware)
+        if hw is not None and hw.compute_tflops is not None:
+            message = f"{peak.hardware} has a published peak now: run `make calibrate`"
+            problems.append(Problem(calibration_p.file, calibration_p.line(loc), field_name(loc), message))
     for field, fit_engines in (
         ("decode_fits", [fit.engine for fit in cal.decode_fits]),
         ("prefill_fits", [fit.engine for fit in cal.prefill_fits]),
@@ -626,9 +665,9 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     models = _unique(
         _entries(root, "models", Model, problems, broken), lambda m: m.slug, "slug", "model slug", problems
     )
-    hardware = _unique(
-        _entries(root, "hardware", Hardware, problems, broken), lambda h: h.slug, "slug", "hardware slug", problems
-    )
+    hardware_entries = _entries(root, "hardware", Hardware, problems, broken)
+    hardware = _unique(hardware_entries, lambda h: h.slug, "slug", "hardware slug", problems)
+    _check_same_chip(hardware_entries, hardware, problems)
     for folder, found in (("models", models), ("hardware", hardware)):
         if not found and not any(_yaml_files(root / folder)):
             problems.append(Problem(f"{root.name}/{folder}", 0, "", "no entries: the site needs at least one"))
@@ -661,7 +700,7 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         _check_throughput(mf, seen_rows, known_models, known_hardware, formats, problems)
         _check_logs(mf, known_models, formats, kv_dtypes, problems)
     if calibration_p and engines:
-        _check_calibration(calibration_p, engines, problems)
+        _check_calibration(calibration_p, engines, hardware, problems)
     if engines_p:
         _check_backends(engines_p, formats, kv_dtypes, hardware, problems)
         _check_kin(engines_p, problems)

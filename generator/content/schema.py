@@ -403,6 +403,9 @@ class Hardware(Frozen):
     link: Literal["nvlink", "xgmi", "pcie", "hccs", "ub", "mtlink", "ethernet", "none"]
     chips: Annotated[int, Field(ge=1, le=64)] = 1
     gpu_memory_limit_gib: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    # Another entry built on the same chip (same CPU and GPU cores, bandwidth and peak), differing only in
+    # memory size or machine: measurements of either tell the compute of both (calibrate.implied_peaks).
+    same_chip_as: Slug | None = None
     prices: tuple[Price, ...] = ()
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
@@ -414,6 +417,11 @@ class Hardware(Frozen):
         if self.gpu_memory_limit_gib is not None and self.gpu_memory_limit_gib * GIB > self.memory_bytes:
             raise ValueError("gpu_memory_limit_gib exceeds the memory")
         return self
+
+    @property
+    def chip(self) -> str:
+        """The entry that names this one's chip: ``same_chip_as``, else itself."""
+        return self.same_chip_as or self.slug
 
     @property
     def short_name(self) -> str:
@@ -930,6 +938,16 @@ class EngineError(Frozen):
     leave_one_model_out: Annotated[float, Field(ge=0, le=100)]
 
 
+class ImpliedPeak(Frozen):
+    """The dense 16-bit peak an accelerator with no published one would need for the fitted prefill
+    efficiency of its class to give its own prefill measurements (the median over them): what the
+    engine then uses for its prefill, time to first token and compute-bound decode."""
+
+    hardware: Slug
+    tflops: Annotated[float, Field(gt=0)]
+    rows: Annotated[int, Field(ge=1)]
+
+
 class Calibration(Frozen):
     """The output of ``make calibrate``: fitted constants and the data they were fitted on."""
 
@@ -944,6 +962,11 @@ class Calibration(Frozen):
     moe_fits: tuple[MoEFit, ...] = ()
     tp_fits: tuple[TPFit, ...] = ()
     tensor_parallel: RangeSummary | None = None
+    implied_peaks: tuple[ImpliedPeak, ...] = ()
+
+    def implied_peak(self, hardware: str) -> ImpliedPeak | None:
+        """The peak implied by ``hardware``'s prefill measurements, if it has one."""
+        return next((p for p in self.implied_peaks if p.hardware == hardware), None)
 
 
 QualityMetric = Literal["kld", "ppl_ratio", "recovery"]

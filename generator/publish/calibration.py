@@ -10,7 +10,17 @@ from pathlib import Path
 import yaml
 
 from generator.content.catalog import Catalog
-from generator.sizing.calibrate import calibrate, fit_tp, kin_of, points, summaries, tp_held_out, tp_summary
+from generator.sizing.calibrate import (
+    calibrate,
+    fit_tp,
+    implied_peaks,
+    kin_of,
+    points,
+    summaries,
+    tp_held_out,
+    tp_summary,
+    unrated_points,
+)
 
 METHOD = (
     "decode: least squares of 1/tok_s on bytes_read/bandwidth and layers per engine and memory technology, "
@@ -20,7 +30,9 @@ METHOD = (
     "their efficiency / their class's. An engine with speed_from in engines.yaml takes that engine's fit for "
     "each class it has none of its own for (marked borrowed_from). Tensor parallel: per engine, link and dense "
     "or MoE model, the median seconds per all-reduce (two per layer) that one-sequence decode over several "
-    "devices leaves once the single-device fit is taken out. Validation: each hardware entry, then each "
+    "devices leaves once the single-device fit is taken out. A device with no published dense 16-bit peak but "
+    "prefill measurements of its own gets the peak at which its class's fitted efficiency gives them (the "
+    "median over its rows; an in-sample figure). Validation: each hardware entry, then each "
     "model, is predicted by a fit made without its rows; ranges are the 10th-90th percentiles of "
     "measured/predicted over the leave-one-hardware-out predictions"
 )
@@ -56,6 +68,13 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         "prefill_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.prefill],
         "moe_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.moe],
         "tp_fits": [f.model_dump(mode="json", exclude_none=True) for f in tp],
+        "implied_peaks": [
+            p.model_dump(mode="json")
+            for p in implied_peaks(
+                unrated_points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines),
+                fits,
+            )
+        ],
     }
     header = "# Written by `make calibrate` from content/measurements/. Do not edit by hand.\n"
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)

@@ -90,6 +90,7 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
             "prefill_fits": [f.model_dump(mode="json") for f in catalog.calibration.prefill_fits],
             "moe_fits": [f.model_dump(mode="json") for f in catalog.calibration.moe_fits],
             "tp_fits": [f.model_dump(mode="json") for f in catalog.calibration.tp_fits],
+            "implied_peaks": [p.model_dump(mode="json") for p in catalog.calibration.implied_peaks],
         },
         # The comparison menu: every accelerator (the page's own is skipped in the browser).
         "hardware_names": [[hw.slug, hw.name] for hw in catalog.hardware.values()],

@@ -213,6 +213,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
         "stale_before": g.catalog.stale_before,
         "device": device_view(hw),
         "offers": g.catalog.offers_for(hw.slug),
+        "implied": g.catalog.calibration.implied_peak(hw.chip) if g.catalog.calibration else None,
     }
 
 

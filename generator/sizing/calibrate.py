@@ -31,6 +31,7 @@ from generator.content.schema import (
     EngineProfile,
     ErrorSummary,
     Hardware,
+    ImpliedPeak,
     LinkClass,
     Model,
     MoEFit,
@@ -119,13 +120,63 @@ def points(
             x = _bytes_per_token(row, model, fmt, engines[engine]) / bandwidth
             out.append(Point(row, model, hw, engine, memory_class(hw), True, x, 1.0 / row.tok_s))
         elif hw.compute_tflops is not None:
-            tokens = prompt_tokens(row.test)
-            passes = math.ceil(tokens / engines[engine].batch_tokens)
-            x = _flops_per_token(model, tokens) / (hw.compute_tflops * 1e12)
-            read = passes * weight_bytes(count_params(model), fmt).per_pass_read / bandwidth / tokens
-            cls = hardware_class(hw)
-            out.append(Point(row, model, hw, engine, cls, False, x, 1.0 / row.tok_s, read, passes / tokens))
+            out.append(_prefill_point(row, model, hw, engine, fmt, engines[engine], hw.compute_tflops))
     return out
+
+
+def _prefill_point(
+    row: Throughput, model: Model, hw: Hardware, engine: str, fmt: QuantFormat, profile: EngineProfile, tflops: float
+) -> Point:
+    """A prefill measurement against a peak of ``tflops``."""
+    tokens = prompt_tokens(row.test)
+    passes = math.ceil(tokens / profile.batch_tokens)
+    x = _flops_per_token(model, tokens) / (tflops * 1e12)
+    read = passes * weight_bytes(count_params(model), fmt).per_pass_read / (hw.bandwidth_gbps * 1e9) / tokens
+    return Point(row, model, hw, engine, hardware_class(hw), False, x, 1.0 / row.tok_s, read, passes / tokens)
+
+
+def unrated_points(
+    rows: Iterable[Throughput],
+    models: Mapping[str, Model],
+    hardware: Mapping[str, Hardware],
+    formats: Mapping[str, QuantFormat],
+    engines: Mapping[str, EngineProfile],
+    peaks: Mapping[str, float] | None = None,
+) -> list[Point]:
+    """One-device prefill measurements on accelerators with no published dense 16-bit peak, against the
+    peak in ``peaks`` (by hardware slug; 1 TFLOPS where it has none, so x is in seconds at 1 TFLOPS)."""
+    out = []
+    for row in rows:
+        hw = hardware.get(row.hardware)
+        fmt = formats.get(row.quant)
+        model = models.get(row.model) if row.model else None
+        if hw is None or fmt is None or model is None or hw.compute_tflops is not None:
+            continue
+        if row.batch != 1 or row.gpus != 1 or row.outlier or row.test.startswith(("tg", "decode")):
+            continue
+        engine = "llama.cpp" if row.engine == "ollama" else row.engine
+        peak = (peaks or {}).get(hw.slug, 1.0)
+        out.append(_prefill_point(row, model, hw, engine, fmt, engines[engine], peak))
+    return out
+
+
+def implied_peaks(pts: Sequence[Point], fits: Fits) -> list[ImpliedPeak]:
+    """For each chip of ``pts`` (``unrated_points`` at 1 TFLOPS; an entry and those built on the same chip
+    together, under the entry that names the chip), the peak at which the fitted
+    efficiency of its engine and class (times the MoE factor for a mixture of experts) gives what each row
+    measured, once the weight reads and the latency are taken out; the median over its rows. Rows whose
+    time is all weight reads and latency say nothing of compute."""
+    implied: dict[str, list[float]] = {}
+    for p in pts:
+        left = p.y - _prefill_seconds(p, math.inf, fits.decode)
+        if left <= 0:
+            continue
+        efficiency = _dense(p, fits.prefill) * (moe_factor(fits.moe, p.engine)[0] if p.model.moe else 1.0)
+        implied.setdefault(p.hardware.chip, []).append(p.x / left / efficiency)
+    return [
+        ImpliedPeak(hardware=slug, tflops=_round(statistics.median(v)), rows=len(v))
+        for slug, v in sorted(implied.items())
+    ]
 
 
 def _round(v: float) -> float:

@@ -381,8 +381,13 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
             f"{hw.name}: no sourced GPU memory limit; all {hw.memory_bytes / 1024**3:,.0f} GiB counted as usable, "
             "though the OS keeps part of it by default"
         )
-    if hw.compute_tflops is None:
+    if hw.compute_tflops is None and cal.implied_tflops is None:
         warnings.append(f"{hw.name} has no published dense 16-bit TFLOPS: prefill and TTFT are not estimated")
+    elif hw.compute_tflops is None:
+        warnings.append(
+            f"{hw.name} has no published dense 16-bit TFLOPS: prefill and TTFT use the {cal.implied_tflops:g} TFLOPS "
+            "its own prefill measurements imply"
+        )
     if model.vision is not None and sc.engine.compute_buffer == "activation_profile":
         warnings.append(fill(VISION_PROFILE, {"engine": sc.engine.label}))
     return Estimate(

@@ -109,7 +109,7 @@ class Facts:
         return _grouped(self.api_prices, lambda p: p.model)
 
     @functools.cached_property
-    def _calibrations(self) -> dict[tuple[str, str, str, bool, str], CalibrationPick]:
+    def _calibrations(self) -> dict[tuple[str, str, str, bool, str, float | str], CalibrationPick]:
         return {}
 
     def offers_for(self, hardware: str) -> tuple[CloudOffer, ...]:
@@ -259,7 +259,8 @@ def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> Ca
     """The fitted speed constants for ``engine`` running ``model`` on ``hw``, a note saying which fits
     were used, and whether each is extrapolated (looked up once per engine, device class and dense or
     MoE model)."""
-    key = (engine, memory_class(hw), hardware_class(hw), bool(model.moe), hw.link)
+    # A device with no published peak may have one implied by its own measurements: its own entry.
+    key = (engine, memory_class(hw), hardware_class(hw), bool(model.moe), hw.link, hw.compute_tflops or hw.chip)
     found = facts._calibrations.get(key)
     if found is None:
         found = facts._calibrations[key] = _calibration(facts, engine, hw, model)
@@ -278,10 +279,19 @@ def _calibration(facts: Facts, engine: str, hw: Hardware, model: Model) -> Calib
         efficiency *= factor
         pre_note += f" {moe_note}"
     tp = tp_fit(cal.tp_fits, engine, hw.link, bool(model.moe))
+    implied = None if hw.compute_tflops else cal.implied_peak(hw.chip)
+    if implied:
+        pre_note += f" at the {implied.tflops:g} TFLOPS peak that {implied.rows} prefill measurements of its chip imply"
     constants = SpeedConstants(
-        dec.bandwidth_efficiency, dec.per_layer_latency_s, efficiency, tp.allreduce_s if tp else None
+        dec.bandwidth_efficiency,
+        dec.per_layer_latency_s,
+        efficiency,
+        tp.allreduce_s if tp else None,
+        implied.tflops if implied else None,
     )
-    return constants, f"decode: {dec_note}; prefill: {pre_note}", (extrapolated(dec, engine), extrapolated(pre, engine))
+    # An implied peak is fitted on the device's own rows, so no held-out error backs it: the wide range.
+    extrap = (extrapolated(dec, engine), extrapolated(pre, engine) or implied is not None)
+    return constants, f"decode: {dec_note}; prefill: {pre_note}", extrap
 
 
 # What a page, the CLI and the workbench start from when nothing else is chosen.

@@ -63,6 +63,9 @@ class SpeedConstants:
     compute_efficiency: float
     # Seconds per all-reduce in tensor parallel over the device's link (None: the engine's own constant).
     allreduce_s: float | None = None
+    # The dense 16-bit peak (TFLOPS) the device's own prefill measurements imply, for a device with no
+    # published one (calibrate.implied_peaks); None where the device has one, or no measurements.
+    implied_tflops: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,7 +120,7 @@ def speed(
     """Decode at ``context`` tokens in cache for ``seqs`` sequences, and a ``prompt_tokens`` prefill."""
     bw = hw.bandwidth_gbps * 1e9 * cal.bandwidth_efficiency * _parallel(gpus, split, tp_efficiency)
     host_bw = host_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
-    tflops = hw.compute_tflops
+    tflops = hw.compute_tflops or cal.implied_tflops
     compute = (tflops or 0.0) * 1e12 * cal.compute_efficiency * _parallel(gpus, split, tp_efficiency)
 
     moe = model.moe

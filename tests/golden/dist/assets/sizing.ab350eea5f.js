@@ -38,7 +38,8 @@
  * @typedef {{ slug: string, name: string, vendor: string, kind: HardwareKind, platform: string, release_date: string,
  *   memory_type: string | null, bandwidth_gbps: number, tflops_bf16: number | null, tflops_fp16: number | null,
  *   tflops_fp8: number | null, tops_int8: number | null, tdp_w: number | null, interconnect: string | null,
- *   link: string, chips: number, gpu_memory_limit_gib: number | null, price: Price | null }
+ *   link: string, chips: number, gpu_memory_limit_gib: number | null, same_chip_as: string | null,
+ *   price: Price | null }
  *   & ({ memory_gib: number, memory_gb: null } | { memory_gib: null, memory_gb: number })} Hardware
  *   exactly one of memory_gib and memory_gb
  * @typedef {{ model: string, params: number, embedding_params: number, output_params: number, file_gib: number,
@@ -70,7 +71,9 @@
  * @typedef {{ engine: EngineName, moe_factor: number, rows: number, borrowed_from?: EngineName }} MoEFit
  * @typedef {{ engine: EngineName, link: string, moe: boolean, allreduce_s: number, rows: number, hardware: number,
  *   borrowed_from?: EngineName | null }} TPFit
- * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[], tp_fits: TPFit[] }} Calibration
+ * @typedef {{ hardware: string, tflops: number, rows: number }} ImpliedPeak
+ * @typedef {{ decode_fits: DecodeFit[], prefill_fits: PrefillFit[], moe_fits: MoEFit[], tp_fits: TPFit[],
+ *   implied_peaks: ImpliedPeak[] }} Calibration
  * @typedef {{ decode: [number, number] | null, prefill: [number, number] | null,
  *   decode_extrapolated: [number, number] | null, prefill_extrapolated: [number, number] | null,
  *   decode_tp: [number, number] | null, decode_tp_extrapolated: [number, number] | null }} Ranges
@@ -93,7 +96,7 @@
  *   per_token_read: number, effective_bpw: number }} Weights bytes, and bits per weight
  * @typedef {{ attention_bytes: number, state_bytes: number, bytes_per_token: number, total: number }} KvCache
  * @typedef {{ bandwidth_efficiency: number, per_layer_latency_s: number, compute_efficiency: number,
- *   allreduce_s: number | null }} Constants
+ *   allreduce_s: number | null, implied_tflops: number | null }} Constants
  * @typedef {{ kv_bytes: number, state_bytes_per_seq: number, context: number, seqs: number, gpus: number,
  *   split: Split, tp_efficiency: number, allreduce_latency_s: number, batch_tokens: number, offload: number,
  *   host_bandwidth_gbps: number, prompt_tokens: number, cal: Constants }} SpeedInputs
@@ -628,7 +631,7 @@ export function speed(model, p, w, hw, o) {
   const par = parallel(o.gpus, o.split, o.tp_efficiency);
   const bw = hw.bandwidth_gbps * 1e9 * cal.bandwidth_efficiency * par;
   const hostBw = o.host_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency;
-  const tflops = computeTflops(hw);
+  const tflops = computeTflops(hw) || cal.implied_tflops;
   const compute = (tflops || 0.0) * 1e12 * cal.compute_efficiency * par;
   const moe = model.moe;
   const touched = moe ? expertsTouchedFraction(moe.num_experts, moe.experts_per_token, o.seqs) : 0.0;
@@ -824,9 +827,17 @@ export function calibrationFor(calibration, engine, hw, model) {
     preNote += ` ${moeNote}`;
   }
   const tp = tpFit(calibration.tp_fits, engine, hw.link, Boolean(model.moe));
+  // A device with no published peak may have one implied by its own prefill measurements (in sample).
+  const chip = hw.same_chip_as || hw.slug;
+  const implied = computeTflops(hw) ? undefined : calibration.implied_peaks.find((p) => p.hardware === chip);
+  if (implied) {
+    preNote += ` at the ${implied.tflops} TFLOPS peak that ${implied.rows} prefill measurements of its chip imply`;
+  }
   const constants = { bandwidth_efficiency: dec.bandwidth_efficiency, per_layer_latency_s: dec.per_layer_latency_s,
-    compute_efficiency: efficiency, allreduce_s: tp ? tp.allreduce_s : null };
-  return [constants, `decode: ${decNote}; prefill: ${preNote}`, [extrapolated(dec, engine), extrapolated(pre, engine)]];
+    compute_efficiency: efficiency, allreduce_s: tp ? tp.allreduce_s : null,
+    implied_tflops: implied ? implied.tflops : null };
+  return [constants, `decode: ${decNote}; prefill: ${preNote}`,
+    [extrapolated(dec, engine), extrapolated(pre, engine) || implied !== undefined]];
 }
 
 // ---- finetune.py ----
