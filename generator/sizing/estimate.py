@@ -386,7 +386,7 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
     elif hw.compute_tflops is None:
         warnings.append(
             f"{hw.name} has no published dense 16-bit TFLOPS: prefill and TTFT use the {cal.implied_tflops:g} TFLOPS "
-            "its own prefill measurements imply"
+            "that prefill measurements of its chip imply"
         )
     if model.vision is not None and sc.engine.compute_buffer == "activation_profile":
         warnings.append(fill(VISION_PROFILE, {"engine": sc.engine.label}))
