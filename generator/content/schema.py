@@ -916,8 +916,9 @@ class ErrorSummary(Frozen):
 
 class RangeSummary(Frozen):
     """Out-of-sample error and range of one kind of setup the main fits do not cover (one sequence on
-    several devices in tensor parallel): each row predicted with the fits made without its hardware
-    entry; the median |error|, and the 10th and 90th percentiles of measured ÷ predicted."""
+    several devices in tensor parallel, each row predicted with the fits made without its hardware
+    entry; prefill at a peak implied by measurements, each row predicted from the others of its chip):
+    the median |error|, and the 10th and 90th percentiles of measured ÷ predicted."""
 
     rows: NonNegativeInt
     hardware: NonNegativeInt
@@ -962,6 +963,8 @@ class Calibration(Frozen):
     moe_fits: tuple[MoEFit, ...] = ()
     tp_fits: tuple[TPFit, ...] = ()
     tensor_parallel: RangeSummary | None = None
+    # Prefill at implied peaks, each row predicted from the peak the other rows of its chip imply.
+    implied_prefill: RangeSummary | None = None
     implied_peaks: tuple[ImpliedPeak, ...] = ()
 
     def implied_peak(self, hardware: str) -> ImpliedPeak | None:

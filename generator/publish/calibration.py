@@ -13,12 +13,13 @@ from generator.content.catalog import Catalog
 from generator.sizing.calibrate import (
     calibrate,
     fit_tp,
+    implied_held_out,
     implied_peaks,
     kin_of,
     points,
+    range_summary,
     summaries,
     tp_held_out,
-    tp_summary,
     unrated_points,
 )
 
@@ -53,7 +54,9 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines, tensor_parallel=True
     )
     tp = fit_tp(tp_pts, fits.decode, catalog.engines, kin)
-    tp_range = tp_summary(tp_held_out(tp_pts, fits.decode, catalog.engines, kin))
+    tp_range = range_summary(tp_held_out(tp_pts, fits.decode, catalog.engines, kin))
+    unrated = unrated_points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines)
+    implied_range = range_summary(implied_held_out(unrated, fits))
     rows = [p.row.model_dump(mode="json") for p in pts]
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
     data = {
@@ -68,13 +71,8 @@ def render_calibration(catalog: Catalog, today: dt.date) -> str:
         "prefill_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.prefill],
         "moe_fits": [f.model_dump(mode="json", exclude_none=True) for f in fits.moe],
         "tp_fits": [f.model_dump(mode="json", exclude_none=True) for f in tp],
-        "implied_peaks": [
-            p.model_dump(mode="json")
-            for p in implied_peaks(
-                unrated_points(catalog.throughput, catalog.models, catalog.hardware, catalog.formats, catalog.engines),
-                fits,
-            )
-        ],
+        "implied_prefill": implied_range.model_dump(mode="json") if implied_range else None,
+        "implied_peaks": [p.model_dump(mode="json") for p in implied_peaks(unrated, fits)],
     }
     header = "# Written by `make calibrate` from content/measurements/. Do not edit by hand.\n"
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)

@@ -179,6 +179,18 @@ def implied_peaks(pts: Sequence[Point], fits: Fits) -> list[ImpliedPeak]:
     ]
 
 
+def implied_held_out(pts: Sequence[Point], fits: Fits) -> list[tuple[Point, float]]:
+    """Each point of ``pts`` (``unrated_points`` at 1 TFLOPS) with its predicted tokens per second at the
+    peak implied by the other rows of its chip; a chip's only row has none to be predicted from."""
+    out = []
+    for i, p in enumerate(pts):
+        others = [q for j, q in enumerate(pts) if j != i and q.hardware.chip == p.hardware.chip]
+        peak = next(iter(implied_peaks(others, fits)), None)
+        if peak is not None:
+            out.append((p, predict(dataclasses.replace(p, x=p.x / peak.tflops), fits)))
+    return out
+
+
 def _round(v: float) -> float:
     return float(f"{v:.4g}")
 
@@ -405,9 +417,9 @@ def tp_held_out(
     return out
 
 
-def tp_summary(preds: Sequence[tuple[Point, float]]) -> RangeSummary | None:
+def range_summary(preds: Sequence[tuple[Point, float]]) -> RangeSummary | None:
     """Median |error| and the 10th-90th percentile range of measured ÷ predicted of held-out
-    tensor-parallel predictions."""
+    predictions (tensor parallel, implied peaks)."""
     ratios = sorted(p.row.tok_s / predicted for p, predicted in preds)
     if len(ratios) < 2:
         return None
