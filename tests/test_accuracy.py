@@ -46,10 +46,12 @@ def figures(catalog: Catalog) -> dict[str, float]:
     }
     # Several sequences at once, by engine, vendor and one device or several: out of sample by construction.
     batched = {batched_key(r): round(r.median, 4) for r in batched_rows(batched_checks(catalog))}
-    assert cal.tensor_parallel is not None
+    assert cal.tensor_parallel is not None and cal.implied_prefill is not None
     return {
         **batched,
         "tensor_parallel_out_of_sample": cal.tensor_parallel.median_error,
+        # Prefill at a peak implied by measurements, each row predicted from the others of its chip.
+        "implied_prefill_out_of_sample": cal.implied_prefill.median_error,
         "decode_out_of_sample": cal.decode.out_of_sample,
         "prefill_out_of_sample": cal.prefill.out_of_sample,
         **per_engine,

@@ -214,6 +214,7 @@ class AccuracyData:
     batched_rows: tuple[BatchedRow, ...] = ()
     # The range printed for one sequence decoding over several devices in tensor parallel.
     tensor_parallel: RangeSummary | None = None
+    implied_prefill: RangeSummary | None = None
 
 
 def _test_family(test: str) -> str:
@@ -311,4 +312,5 @@ def accuracy_data(catalog: Catalog) -> AccuracyData:
         batched=(batched := batched_checks(catalog)),
         batched_rows=batched_rows(batched),
         tensor_parallel=cal.tensor_parallel if cal else None,
+        implied_prefill=cal.implied_prefill if cal else None,
     )

@@ -372,12 +372,13 @@ def _model_search(route: Route, catalog: Catalog) -> SearchEntry:
 
 def _hardware_search(route: Route, catalog: Catalog) -> SearchEntry:
     """An accelerator's entry, with its memory as people write it ("24GB", "24G", French "24Go");
-    ``seen`` counts the clouds that rent it and the sources that measured it."""
+    ``seen`` counts the clouds that rent it and the sources that measured its chip (``same_chip_as``)."""
     h = catalog.hardware[route.hardware]
     memory = h.memory_gb or h.memory_gib
     sizes = () if memory is None else tuple(f"{memory:g}{unit}" for unit in ("GB", "G", "Go"))
     clouds = {o.provider for o in catalog.offers if o.hardware == h.slug}
-    measured = {_origin(t.source) for t in catalog.throughput if t.hardware == h.slug}
+    chip = {x.slug for x in catalog.hardware.values() if x.chip == h.chip}
+    measured = {_origin(t.source) for t in catalog.throughput if t.hardware in chip}
     return SearchEntry(
         "hardware",
         h.slug,

@@ -144,7 +144,8 @@ def unrated_points(
     peaks: Mapping[str, float] | None = None,
 ) -> list[Point]:
     """One-device prefill measurements on accelerators with no published dense 16-bit peak, against the
-    peak in ``peaks`` (by hardware slug; 1 TFLOPS where it has none, so x is in seconds at 1 TFLOPS)."""
+    peak in ``peaks`` (by chip, ``Hardware.chip``; 1 TFLOPS where it has none, so x is in seconds at 1
+    TFLOPS)."""
     out = []
     for row in rows:
         hw = hardware.get(row.hardware)
@@ -155,7 +156,7 @@ def unrated_points(
         if row.batch != 1 or row.gpus != 1 or row.outlier or row.test.startswith(("tg", "decode")):
             continue
         engine = "llama.cpp" if row.engine == "ollama" else row.engine
-        peak = (peaks or {}).get(hw.slug, 1.0)
+        peak = (peaks or {}).get(hw.chip, 1.0)
         out.append(_prefill_point(row, model, hw, engine, fmt, engines[engine], peak))
     return out
 
