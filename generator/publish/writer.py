@@ -102,7 +102,15 @@ def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     for lang in LANGS:
         out[f"workbench-ui-{lang}"] = fingerprint(f"workbench-ui-{lang}.html", workbench_ui(catalog, lang, urls))
         out[f"search-{lang}"] = fingerprint(f"search-{lang}.js", search_entry(lang, out))
+        out[f"pair-{lang}"] = fingerprint(f"pair-{lang}.js", pair_entry(lang, out))
     return out
+
+
+def pair_entry(lang: str, out: dict[str, tuple[str, bytes]]) -> bytes:
+    """A pair page's one module: the search box in its language, the workbench and the copy buttons, in
+    the order the page used to load them as three module scripts."""
+    names = (f"search-{lang}", "workbench.js", "copy.js")
+    return "".join(f'import "./{out[n][0].rsplit("/", 1)[1]}";\n' for n in names).encode()
 
 
 def search_entry(lang: str, out: dict[str, tuple[str, bytes]]) -> bytes:
