@@ -92,6 +92,19 @@ def prompt_tokens(test: str) -> int:
     return max(1, int(match.group(1))) if match else 512
 
 
+def _measured_on(
+    row: Throughput, models: Mapping[str, Model], hardware: Mapping[str, Hardware], formats: Mapping[str, QuantFormat]
+) -> tuple[Hardware, QuantFormat, Model, str] | None:
+    """The catalog accelerator, format and architecture of a one-sequence row that is not an outlier, and
+    the engine that ran it (Ollama runs llama.cpp); None when the row is not of that kind."""
+    hw = hardware.get(row.hardware)
+    fmt = formats.get(row.quant)
+    model = models.get(row.model) if row.model else None
+    if hw is None or fmt is None or model is None or row.batch != 1 or row.outlier:
+        return None
+    return hw, fmt, model, "llama.cpp" if row.engine == "ollama" else row.engine
+
+
 def points(
     rows: Iterable[Throughput],
     models: Mapping[str, Model],
@@ -105,16 +118,12 @@ def points(
     over several in tensor parallel), batch 1, a catalog architecture, a known peak."""
     out: list[Point] = []
     for row in rows:
-        hw = hardware.get(row.hardware)
-        fmt = formats.get(row.quant)
-        model = models.get(row.model) if row.model else None
-        if hw is None or fmt is None or model is None or row.batch != 1 or row.outlier:
-            continue
-        if tensor_parallel != (row.gpus > 1):
+        found = _measured_on(row, models, hardware, formats)
+        if found is None or tensor_parallel != (row.gpus > 1):
             continue
         if tensor_parallel and (engines[row.engine].split != "tensor" or not row.test.startswith("decode")):
             continue
-        engine = "llama.cpp" if row.engine == "ollama" else row.engine
+        hw, fmt, model, engine = found
         bandwidth = hw.bandwidth_gbps * 1e9
         if row.test.startswith(("tg", "decode")):
             x = _bytes_per_token(row, model, fmt, engines[engine]) / bandwidth
@@ -148,14 +157,12 @@ def unrated_points(
     TFLOPS)."""
     out = []
     for row in rows:
-        hw = hardware.get(row.hardware)
-        fmt = formats.get(row.quant)
-        model = models.get(row.model) if row.model else None
-        if hw is None or fmt is None or model is None or hw.compute_tflops is not None:
+        found = _measured_on(row, models, hardware, formats)
+        if found is None or row.gpus != 1 or row.test.startswith(("tg", "decode")):
             continue
-        if row.batch != 1 or row.gpus != 1 or row.outlier or row.test.startswith(("tg", "decode")):
+        hw, fmt, model, engine = found
+        if hw.compute_tflops is not None:
             continue
-        engine = "llama.cpp" if row.engine == "ollama" else row.engine
         peak = (peaks or {}).get(hw.chip, 1.0)
         out.append(_prefill_point(row, model, hw, engine, fmt, engines[engine], peak))
     return out
