@@ -109,6 +109,16 @@ export function simText(pieces, n) {
 }
 
 /**
+ * Sets an element's text only where it differs, so that drawing the numbers the page already shows
+ * changes nothing and lays nothing out again.
+ * @param {Node} el
+ * @param {string} text
+ */
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/**
  * The Related section's list of every accelerator (the controls' #wb-devices, the same on every pair
  * page of a language), with this page's own accelerator marked rather than linked. Without JavaScript
  * the section links the model page's list instead.
@@ -142,7 +152,6 @@ async function main(root, dataEl) {
   page.scenario = Object.assign({ batch: 1, gpus: 1, offload: 0, vision: false }, page.scenario);
   const ownData = /** @type {Promise<ModelData>} */ (getJson(page.model_url));
   root.insertAdjacentHTML("beforeend", await (await fetch(page.ui_url)).text());
-  linkEveryDevice(page.hardware);
   /** @type {AssetUrls} */
   const urls = JSON.parse(/** @type {HTMLElement} */ (document.getElementById("wb-assets")).textContent);
   const [sizing, view, shared, finder, own] = await Promise.all([
@@ -296,10 +305,10 @@ async function main(root, dataEl) {
       const inputs = chosen ? scenario : { ...own, context: s.context, batch: s.batch };
       const built = chosen || view.launchCommand(data.model, data.artifacts, profile.memory_utilization, inputs);
       if (!built) continue;
-      code.textContent = built[0];
+      setText(code, built[0]);
       const pre = /** @type {HTMLPreElement} */ (code.closest("pre"));
       const heading = pre.previousElementSibling?.querySelector("[data-command-format]");
-      if (heading) heading.textContent = inputs.quant;
+      if (heading) setText(heading, inputs.quant);
       // Whether the block's format fits the scenario's devices (as commands.follow says at build time).
       const fits = chosen ? keys.verdict !== "oom" : commandFits({ ...inputs, gpus: s.gpus });
       let note = pre.nextElementSibling instanceof HTMLParagraphElement && "commandNote" in pre.nextElementSibling.dataset
@@ -364,10 +373,11 @@ async function main(root, dataEl) {
       const key = /** @type {keyof Estimate} */ (el.dataset.field); // an output's name, or skipped below
       if (!(key in keys)) continue;
       const v = keys[key];
-      el.dataset.value = v == null ? "" : String(v);
+      const value = v == null ? "" : String(v);
+      if (el.dataset.value !== value) el.dataset.value = value;
       const shown = runs || !RUNNING_ONLY.has(key) ? format(key, v) : "—";
-      if (shown instanceof Node) el.replaceChildren(shown);
-      else el.textContent = shown;
+      if (!(shown instanceof Element)) setText(el, String(shown));
+      else if (el.childElementCount !== 1 || el.firstElementChild?.outerHTML !== shown.outerHTML) el.replaceChildren(shown);
     }
     for (const el of /** @type {NodeListOf<WithData<"range">>} */ (document.querySelectorAll("[data-range]"))) {
       if (!runs) { el.textContent = ""; continue; }
@@ -376,16 +386,16 @@ async function main(root, dataEl) {
       const values = { low: String(format(low, keys[low])), high: String(format(high, keys[high])) };
       // Decode has its own calibration; prefill and time to first token share one.
       const wide = el.dataset.range === "decode_tok_s" ? keys.decode_extrapolated : keys.prefill_extrapolated;
-      el.textContent = wide ? interpolate(t.range_extrapolated, values) : `(${values.low}–${values.high})`;
+      setText(el, wide ? interpolate(t.range_extrapolated, values) : `(${values.low}–${values.high})`);
     }
     const banner = /** @type {HTMLElement} */ (document.getElementById("banner"));
-    banner.className = `banner v-${keys.verdict}`;
+    if (banner.className !== `banner v-${keys.verdict}`) banner.className = `banner v-${keys.verdict}`;
     const p = /** @type {HTMLParagraphElement} */ (banner.querySelector("p"));
     const engineLabel = /** @type {EngineProfile} */ (data.engines.find((e) => e.name === keys.engine)).label;
-    p.textContent = `${interpolate(t.banner, { quant: keys.quant, engine: engineLabel, ctx: tokens(s.context),
+    setText(p, `${interpolate(t.banner, { quant: keys.quant, engine: engineLabel, ctx: tokens(s.context),
       total: bytes(keys.total_bytes), usable: bytes(keys.usable_bytes), pct: pct(keys.utilization) })} ${
       keys.verdict === "oom" ? interpolate(t.short, { over: bytes(keys.total_bytes - keys.usable_bytes) })
-        : interpolate(t.headroom, { h: bytes(keys.headroom_bytes) })}`;
+        : interpolate(t.headroom, { h: bytes(keys.headroom_bytes) })}`);
     const svg = document.getElementById("memchart");
     if (svg) {
       const chart = view.memoryBars(keys, data.memory_chart);
@@ -430,20 +440,20 @@ async function main(root, dataEl) {
     summarize(keys, "");
     const hours = costFacts().assumptions.hours_per_day;
     for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-hours]"))) {
-      el.textContent = num(hours, Number.isInteger(hours) ? 0 : 1);
+      setText(el, num(hours, Number.isInteger(hours) ? 0 : 1));
     }
     // Each offer's month for the scenario's devices at the chosen hours (cost.py offer_monthly).
     for (const el of /** @type {NodeListOf<WithData<"offerHour" | "offerGpus">>} */ (
       document.querySelectorAll("[data-offer-hour]"))) {
       const offer = { usd_per_hour: Number(el.dataset.offerHour), gpus: Number(el.dataset.offerGpus) };
       const monthly = sizing.offerMonthly(offer, s.gpus, data.hardware.chips, costFacts().assumptions);
-      el.dataset.value = String(monthly);
-      el.textContent = usd(monthly, 0);
+      if (el.dataset.value !== String(monthly)) el.dataset.value = String(monthly);
+      setText(el, usd(monthly, 0));
     }
     renderBudget(keys);
     // Sections the workbench does not recompute ([data-static]) say so while another scenario is shown.
     const own = SCENARIO_KEYS.every((k) => String(s[/** @type {keyof Choice} */ (k)]) === String(start[/** @type {keyof Choice} */ (k)]));
-    for (const note of staticNotes) note.hidden = own;
+    for (const note of staticNotes) if (note.hidden !== own) note.hidden = own;
   }
 
   // The result in one line that stays in view while the controls scroll (phones): verdict, memory, speed.
@@ -501,7 +511,7 @@ async function main(root, dataEl) {
       host: interpolate(host, values),
     };
     for (const el of /** @type {NodeListOf<WithData<"describe">>} */ (document.querySelectorAll("[data-describe]"))) {
-      if (el.dataset.describe in text) el.textContent = text[el.dataset.describe];
+      if (el.dataset.describe in text) setText(el, text[el.dataset.describe]);
     }
     // The build writes the system-RAM row only where the page's scenario has one.
     let row = /** @type {HTMLTableRowElement | null} */ (document.querySelector("[data-describe-row=offload]"));
@@ -829,6 +839,16 @@ async function main(root, dataEl) {
   await yieldTask();
   // A reader who changed a control meanwhile already sees their own scenario.
   if (updates === before) show(first);
+  // The list of every device is drawn when the reader nears the Related section, not at load.
+  const related = document.getElementById("links-h")?.parentElement;
+  if (related) {
+    const watch = new IntersectionObserver((seen) => {
+      if (!seen.some((e) => e.isIntersecting)) return;
+      watch.disconnect();
+      linkEveryDevice(page.hardware);
+    }, { rootMargin: "600px 0px" });
+    watch.observe(related);
+  }
   root.dataset.ready = "1";
 }
 

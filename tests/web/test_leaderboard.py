@@ -149,7 +149,9 @@ def test_leaderboard_budget_and_hours_reprice_and_hide_rows(page: Any, base_url:
 def test_finder_chart_marks_pythons_frontier(page: Any, base_url: str, catalog: Catalog) -> None:
     sub = sample(catalog)
     setups = answer(sub, sub.model(MODEL), Question(context=32768, min_tok_s=10))
-    chart = value_chart([(s.hardware.name, s.cost_usd, s.est.speed.decode_tok_s) for s in setups])
+    # Labelled as the page names a setup: "2 × <device>" for several devices (the setup_name macro).
+    label = {s: f"{s.units} × {s.hardware.name}" if s.units > 1 else s.hardware.name for s in setups}
+    chart = value_chart([(label[s], s.cost_usd, s.est.speed.decode_tok_s) for s in setups])
     assert chart is not None
     page.goto(f"{base_url}/en/models/{MODEL}/?context=32768&tok_s=10")
     page.wait_for_selector("#finder[data-ready]")

@@ -432,9 +432,13 @@ def test_budget_says_what_it_buys_rents_and_gets_from_an_api(page: Any, base_url
 
 def test_pair_page_links_every_device_by_memory_and_vendor(page: Any, base_url: str, sample: Path) -> None:
     """With JavaScript the Related section lists every accelerator of the build, grouped by memory and
-    vendor, this page's own marked and not linked; every link opens this model on that accelerator."""
+    vendor, once the reader nears it; the page's own is marked and not linked, and every link opens this
+    model on that accelerator."""
     hardware = sorted(p.name for p in (sample / "fr/models" / MODEL).iterdir() if p.is_dir())
     page.goto(f"{base_url}/fr/models/{MODEL}/{HARDWARE}/")
+    page.wait_for_selector("#workbench[data-ready]")
+    assert page.locator(".every-device").count() == 0  # drawn when the reader nears it, not at load
+    page.locator("#links-h").scroll_into_view_if_needed()
     page.wait_for_selector(".every-device dl.devices")
     links = page.eval_on_selector_all(".every-device a", "els => els.map(e => e.getAttribute('href'))")
     assert sorted(links) == sorted(f"../{h}/" for h in hardware if h != HARDWARE)
