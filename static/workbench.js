@@ -122,11 +122,12 @@ function setText(el, text) {
  * The Related section's list of every accelerator (the controls' #wb-devices, the same on every pair
  * page of a language), with this page's own accelerator marked rather than linked. Without JavaScript
  * the section links the model page's list instead.
+ * @param {HTMLElement} related the Related section
  * @param {string} slug this page's accelerator
  */
-export function linkEveryDevice(slug) {
+function linkEveryDevice(related, slug) {
   const frame = /** @type {HTMLTemplateElement | null} */ (document.getElementById("wb-devices"));
-  const cols = document.getElementById("links-h")?.parentElement?.querySelector(".cols");
+  const cols = related.querySelector(".cols");
   if (!frame || !cols) return;
   const list = document.createElement("div");
   list.className = "every-device";
@@ -438,7 +439,8 @@ async function main(root, dataEl) {
     /** @type {HTMLOutputElement} */ (document.getElementById("wb-offload-out")).textContent = pct(s.offload);
     describeMemory(keys, s);
     summarize(keys, "");
-    const hours = costFacts().assumptions.hours_per_day;
+    const assumptions = costFacts().assumptions;
+    const hours = assumptions.hours_per_day;
     for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-hours]"))) {
       setText(el, num(hours, Number.isInteger(hours) ? 0 : 1));
     }
@@ -446,7 +448,7 @@ async function main(root, dataEl) {
     for (const el of /** @type {NodeListOf<WithData<"offerHour" | "offerGpus">>} */ (
       document.querySelectorAll("[data-offer-hour]"))) {
       const offer = { usd_per_hour: Number(el.dataset.offerHour), gpus: Number(el.dataset.offerGpus) };
-      const monthly = sizing.offerMonthly(offer, s.gpus, data.hardware.chips, costFacts().assumptions);
+      const monthly = sizing.offerMonthly(offer, s.gpus, data.hardware.chips, assumptions);
       if (el.dataset.value !== String(monthly)) el.dataset.value = String(monthly);
       setText(el, usd(monthly, 0));
     }
@@ -845,7 +847,7 @@ async function main(root, dataEl) {
     const watch = new IntersectionObserver((seen) => {
       if (!seen.some((e) => e.isIntersecting)) return;
       watch.disconnect();
-      linkEveryDevice(page.hardware);
+      linkEveryDevice(related, page.hardware);
     }, { rootMargin: "600px 0px" });
     watch.observe(related);
   }

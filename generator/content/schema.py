@@ -940,9 +940,10 @@ class EngineError(Frozen):
 
 
 class ImpliedPeak(Frozen):
-    """The dense 16-bit peak an accelerator with no published one would need for the fitted prefill
-    efficiency of its class to give its own prefill measurements (the median over them): what the
-    engine then uses for its prefill, time to first token and compute-bound decode."""
+    """The dense 16-bit peak a chip with no published one would need for the fitted prefill efficiency of
+    its class to give its own prefill measurements (the median over them; ``hardware`` is the entry that
+    names the chip, ``Hardware.chip``): what the engine then uses for its prefill, time to first token
+    and compute-bound decode."""
 
     hardware: Slug
     tflops: Annotated[float, Field(gt=0)]
@@ -968,7 +969,7 @@ class Calibration(Frozen):
     implied_peaks: tuple[ImpliedPeak, ...] = ()
 
     def implied_peak(self, hardware: str) -> ImpliedPeak | None:
-        """The peak implied by ``hardware``'s prefill measurements, if it has one."""
+        """The peak implied by the prefill measurements of the chip ``hardware`` names, if it has one."""
         return next((p for p in self.implied_peaks if p.hardware == hardware), None)
 
 

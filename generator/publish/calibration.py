@@ -31,9 +31,10 @@ METHOD = (
     "their efficiency / their class's. An engine with speed_from in engines.yaml takes that engine's fit for "
     "each class it has none of its own for (marked borrowed_from). Tensor parallel: per engine, link and dense "
     "or MoE model, the median seconds per all-reduce (two per layer) that one-sequence decode over several "
-    "devices leaves once the single-device fit is taken out. A device with no published dense 16-bit peak but "
+    "devices leaves once the single-device fit is taken out. A chip with no published dense 16-bit peak but "
     "prefill measurements of its own gets the peak at which its class's fitted efficiency gives them (the "
-    "median over its rows; an in-sample figure). Validation: each hardware entry, then each "
+    "median over its rows), validated by predicting each row from the others of its chip. Validation: each "
+    "hardware entry, then each "
     "model, is predicted by a fit made without its rows; ranges are the 10th-90th percentiles of "
     "measured/predicted over the leave-one-hardware-out predictions"
 )

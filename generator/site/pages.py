@@ -117,6 +117,7 @@ class ModelGroup:
                 "engine_setups": recommended_commands(catalog, model, recommended),
                 "related": related_groups(model, list(catalog.models.values())),
                 "devices": device_groups(hardware),
+                "device_count": len(hardware),
                 "leaderboard": board,
                 "value_chart": value_chart(
                     [

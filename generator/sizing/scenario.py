@@ -259,7 +259,7 @@ def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> Ca
     """The fitted speed constants for ``engine`` running ``model`` on ``hw``, a note saying which fits
     were used, and whether each is extrapolated (looked up once per engine, device class and dense or
     MoE model)."""
-    # A device with no published peak may have one implied by its own measurements: its own entry.
+    # A device with no published peak may have one implied by its chip's measurements: its chip's entry.
     key = (engine, memory_class(hw), hardware_class(hw), bool(model.moe), hw.link, hw.compute_tflops or hw.chip)
     found = facts._calibrations.get(key)
     if found is None:
@@ -289,7 +289,7 @@ def _calibration(facts: Facts, engine: str, hw: Hardware, model: Model) -> Calib
         tp.allreduce_s if tp else None,
         implied.tflops if implied else None,
     )
-    # An implied peak is fitted on the device's own rows, so no held-out error backs it: the wide range.
+    # An implied peak is fitted on its chip's own rows, not across devices: the wide range.
     extrap = (extrapolated(dec, engine), extrapolated(pre, engine) or implied is not None)
     return constants, f"decode: {dec_note}; prefill: {pre_note}", extrap
 

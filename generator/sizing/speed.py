@@ -63,8 +63,8 @@ class SpeedConstants:
     compute_efficiency: float
     # Seconds per all-reduce in tensor parallel over the device's link (None: the engine's own constant).
     allreduce_s: float | None = None
-    # The dense 16-bit peak (TFLOPS) the device's own prefill measurements imply, for a device with no
-    # published one (calibrate.implied_peaks); None where the device has one, or no measurements.
+    # The dense 16-bit peak (TFLOPS) its chip's prefill measurements imply, for a device with no published
+    # one (calibrate.implied_peaks); None where the device has one, or its chip no measurements.
     implied_tflops: float | None = None
 
 
