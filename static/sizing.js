@@ -12,25 +12,37 @@
  * @typedef {"datacenter_gpu" | "workstation_gpu" | "consumer_gpu" | "apple_unified" | "unified_apu" | "npu"} HardwareKind
  * @typedef {"comfortable" | "tight" | "oom"} Verdict
  * @typedef {"layer" | "tensor" | "none"} Split
- * @typedef {{ model_type: string, num_layers: number, hidden_size: number, intermediate_size: number,
- *   num_attention_heads: number, num_kv_heads: number, head_dim: number, vocab_size: number, max_context: number,
- *   tie_word_embeddings: boolean, attention_bias: boolean, attention_output_bias: boolean, qk_norm: boolean,
- *   attention_output_gate: boolean, attention_sinks: boolean, norms_per_layer: number, mlp_bias: boolean,
- *   mlp_gated: boolean }} Architecture
- * @typedef {{ kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number, v_head_dim: number,
- *   q_lora_rank: number | null }} MLA
- * @typedef {{ num_key_heads: number, key_head_dim: number, num_value_heads: number, value_head_dim: number,
- *   conv_kernel: number }} LinearAttention
- * @typedef {{ d_inner: number, d_state: number, n_groups: number, d_conv: number, num_heads: number }} Mamba
- * @typedef {{ layer_pattern: string, sliding_window: number | null, mla: MLA | null, linear: LinearAttention | null,
- *   mamba: Mamba | null }} Attention layer_pattern repeats to num_layers: f full, s sliding, l linear, m mamba
- * @typedef {{ num_experts: number, experts_per_token: number, expert_intermediate_size: number,
- *   shared_experts: number, shared_expert_intermediate_size: number, first_dense_layers: number,
- *   layer_interval: number, router_bias: boolean, shared_expert_gate: boolean,
- *   extra_layers_not_loaded: number }} MoE
+ * @typedef {{ model_type: string, num_layers: number, hidden_size: number, num_kv_heads: number | null,
+ *   vocab_size: number, max_context: number, tie_word_embeddings: boolean, norms_per_layer: number }} Architecture
+ *   the global facts the browser reads (the geometry is in the network)
+ * @typedef {{ kind: "attention", heads: number, kv_heads: number, head_dim: number, v_head_dim: number | null,
+ *   window: number | null, k_eq_v: boolean, output_gate: "none" | "element" | "head", qk_norm: boolean, bias: boolean,
+ *   output_bias: boolean, sinks: boolean }} AttentionBlock
+ * @typedef {{ kind: "mla", heads: number, kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number,
+ *   v_head_dim: number, q_lora_rank: number | null }} MLABlock
+ * @typedef {{ kind: "gated_delta_net", num_key_heads: number, key_head_dim: number, num_value_heads: number,
+ *   value_head_dim: number, conv_kernel: number }} GatedDeltaNetBlock
+ * @typedef {{ kind: "mamba2", d_inner: number, d_state: number, n_groups: number, d_conv: number,
+ *   num_heads: number }} Mamba2Block
+ * @typedef {GatedDeltaNetBlock | Mamba2Block} RecurrentBlock
+ * @typedef {AttentionBlock | MLABlock | RecurrentBlock} Mixer
+ * @typedef {{ kind: "dense", intermediate: number, gated: boolean, bias: boolean }} DenseBlock
+ * @typedef {{ kind: "moe", experts: number, experts_per_token: number, intermediate: number, gated: boolean,
+ *   bias: boolean, shared_experts: number, shared_intermediate: number, shared_gate: boolean, router_bias: boolean,
+ *   dense_beside: number, latent: number | null }} MoEBlock
+ * @typedef {DenseBlock | MoEBlock} FFNBlock
+ * @typedef {[string | null, string | null]} LayerSpec a layer's [mixer, ffn] block names
+ * @typedef {{ repeat: number, unit: LayerSpec[] } | { pattern: string, map: Record<string, LayerSpec> }} Run
+ * @typedef {{ layers: LayerSpec[], own_head: boolean }} MTP
+ * @typedef {{ blocks: Record<string, Mixer | FFNBlock>, layers: Run[], mtp: MTP | null }} Network the block list
+ *   (generator/content/blocks.py), as browser_data.model_data sends it whatever the model file's description
+ * @typedef {{ hidden: number, num_layers: number, mixers: [Mixer, number][], ffns: [FFNBlock, number][],
+ *   attention: [AttentionBlock | MLABlock, number][], recurrent: [RecurrentBlock, number][], moe: [MoEBlock, number][],
+ *   mtp_mixers: [Mixer, number][], mtp_ffns: [FFNBlock, number][], mtp_layers: number,
+ *   mtp_own_head: boolean }} Layout distinct blocks with their layer counts (layout.py)
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
  *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
- *   params_active_kind: string | null, architecture: Architecture, attention: Attention, moe: MoE | null,
+ *   params_active_kind: string | null, architecture: Architecture, net: Network,
  *   vision: VisionEncoder | null, long_context: LongContext | null, domain: "general" | "code" }} Model
  * @typedef {{ method: "yarn", factor: number, original_context: number, max_context: number }} LongContext
  * @typedef {{ params: number, mmproj_bytes: number | null }} VisionEncoder encoder and projector of a multimodal model
@@ -94,7 +106,8 @@
  * @typedef {{ embedding: number, output: number, body: number, experts: number, experts_active: number,
  *   small: number, body_bpw: number, expert_bpw: number, params: number, tied: boolean, total: number,
  *   per_token_read: number, effective_bpw: number }} Weights bytes, and bits per weight
- * @typedef {{ attention_bytes: number, state_bytes: number, bytes_per_token: number, total: number }} KvCache
+ * @typedef {{ attention_bytes: number, state_bytes: number, bytes_per_token: number, total: number,
+ *   by_block: [number, AttentionBlock | MLABlock][] }} KvCache
  * @typedef {{ bandwidth_efficiency: number, per_layer_latency_s: number, compute_efficiency: number,
  *   allreduce_s: number | null, implied_tflops: number | null }} Constants
  * @typedef {{ kv_bytes: number, state_bytes_per_seq: number, context: number, seqs: number, gpus: number,
@@ -116,28 +129,6 @@ export function pyRound(x) {
   return f % 2 === 0 ? f : f + 1;
 }
 
-/**
- * The kind letter of every layer.
- * @param {Model} model
- * @returns {string[]}
- */
-export function layerKinds(model) {
-  const pattern = model.attention.layer_pattern;
-  const out = [];
-  for (let i = 0; i < model.architecture.num_layers; i++) out.push(pattern[i % pattern.length]);
-  return out;
-}
-
-/**
- * @param {string[]} kinds
- * @param {string} k
- */
-function count(kinds, k) {
-  let n = 0;
-  for (const x of kinds) if (x === k) n++;
-  return n;
-}
-
 /** @param {Hardware} hw */
 export function memoryBytes(hw) {
   return hw.memory_gib != null ? pyRound(hw.memory_gib * GIB) : pyRound(hw.memory_gb * 1e9);
@@ -149,76 +140,136 @@ export function computeTflops(hw) {
 }
 
 /**
- * @param {MoE} moe
- * @param {number} i
+ * Every layer's [mixer, ffn] block names, in order (blocks.py expand).
+ * @param {Run[]} layers
+ * @returns {LayerSpec[]}
  */
-function isMoeLayer(moe, i) {
-  return i >= moe.first_dense_layers && (i + 1) % moe.layer_interval === 0;
-}
-
-// ---- params.py ----
-/**
- * @param {Model} model
- * @returns {[number, number]} matrix and small parameters
- */
-function attentionLayer(model) {
-  const a = model.architecture;
-  const h = a.hidden_size;
-  const mla = model.attention.mla;
-  let small = 0;
-  let matrices;
-  if (mla) {
-    const qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
-    let q;
-    if (mla.q_lora_rank) {
-      q = h * mla.q_lora_rank + mla.q_lora_rank * a.num_attention_heads * qk;
-      small += mla.q_lora_rank;
+export function expand(layers) {
+  /** @type {LayerSpec[]} */
+  const out = [];
+  for (const run of layers) {
+    if ("unit" in run) {
+      for (let i = 0; i < run.repeat; i++) out.push(...run.unit);
     } else {
-      q = h * a.num_attention_heads * qk;
+      for (const letter of run.pattern) out.push(run.map[letter]);
     }
-    const kv = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) +
-      mla.kv_lora_rank * a.num_attention_heads * (mla.qk_nope_head_dim + mla.v_head_dim);
-    small += mla.kv_lora_rank;
-    const o = a.num_attention_heads * mla.v_head_dim * h;
-    matrices = q + kv + o;
-  } else {
-    const qOut = a.num_attention_heads * a.head_dim;
-    const kvOut = a.num_kv_heads * a.head_dim;
-    const gate = a.attention_output_gate ? 2 : 1;
-    matrices = h * qOut * gate + 2 * h * kvOut + qOut * h;
-    if (a.attention_bias) small += qOut * gate + 2 * kvOut;
-    if (a.qk_norm) small += 2 * a.head_dim;
   }
-  if (a.attention_output_bias) small += h;
-  if (a.attention_sinks) small += a.num_attention_heads;
-  return [matrices, small];
+  return out;
+}
+
+const MIXER_ORDER = { attention: 0, attention_window: 1, mla: 2, gated_delta_net: 3, mamba2: 4 };
+
+/** @param {Mixer} block */
+function mixerRank(block) {
+  return block.kind === "attention" && block.window != null ? MIXER_ORDER.attention_window : MIXER_ORDER[block.kind];
 }
 
 /**
- * @param {Model} model
- * @returns {[number, number]}
+ * @param {(string | null)[]} names
+ * @returns {[string, number][]} each name with its count, in order of first use
  */
-function linearLayer(model) {
-  const lin = /** @type {LinearAttention} */ (model.attention.linear); // an l layer has one (schema)
-  const h = model.architecture.hidden_size;
-  const k = lin.num_key_heads * lin.key_head_dim;
-  const v = lin.num_value_heads * lin.value_head_dim;
-  const matrices = h * (2 * k + 2 * v) + h * 2 * lin.num_value_heads + v * h;
-  const small = (2 * k + v) * lin.conv_kernel + 2 * lin.num_value_heads + lin.value_head_dim;
-  return [matrices, small];
+function grouped(names) {
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const n of names) if (n != null) counts.set(n, (counts.get(n) || 0) + 1);
+  return [...counts.entries()];
+}
+
+/** @type {WeakMap<Model, Layout>} */
+const LAID_OUT = new WeakMap();
+
+/**
+ * The model's layers grouped by block (layout.py layout), computed once per model.
+ * @param {Model} model
+ * @returns {Layout}
+ */
+export function layout(model) {
+  const hit = LAID_OUT.get(model);
+  if (hit) return hit;
+  const net = model.net;
+  const specs = expand(net.layers);
+  /** @param {(string | null)[]} names */
+  const mixers = (names) => {
+    const found = grouped(names).map(([n, c]) => /** @type {[Mixer, number]} */ ([net.blocks[n], c]));
+    const order = found.map((_, i) => i).sort((i, j) => mixerRank(found[i][0]) - mixerRank(found[j][0]) || i - j);
+    return order.map((i) => found[i]);
+  };
+  /** @param {(string | null)[]} names */
+  const ffns = (names) => grouped(names).map(([n, c]) => /** @type {[FFNBlock, number]} */ ([net.blocks[n], c]));
+  const mtp = net.mtp ? net.mtp.layers : [];
+  const m = mixers(specs.map((s) => s[0]));
+  const f = ffns(specs.map((s) => s[1]));
+  const laid = {
+    hidden: model.architecture.hidden_size, num_layers: specs.length, mixers: m, ffns: f,
+    attention: /** @type {[AttentionBlock | MLABlock, number][]} */ (m.filter(([b]) => b.kind === "attention" || b.kind === "mla")),
+    recurrent: /** @type {[RecurrentBlock, number][]} */ (m.filter(([b]) => b.kind === "gated_delta_net" || b.kind === "mamba2")),
+    moe: /** @type {[MoEBlock, number][]} */ (f.filter(([b]) => b.kind === "moe")),
+    mtp_mixers: mixers(mtp.map((s) => s[0])), mtp_ffns: ffns(mtp.map((s) => s[1])), mtp_layers: mtp.length,
+    mtp_own_head: Boolean(net.mtp && net.mtp.own_head),
+  };
+  LAID_OUT.set(model, laid);
+  return laid;
 }
 
 /**
+ * Whether any layer routes to experts.
  * @param {Model} model
+ */
+export function isMoe(model) {
+  return layout(model).moe.length > 0;
+}
+
+/** @param {AttentionBlock} b */
+function valueDim(b) {
+  return b.v_head_dim || b.head_dim;
+}
+
+// ---- layout.py: parameters ----
+/**
+ * (matrix params, small params) of one layer's mixer.
+ * @param {Mixer} b
+ * @param {number} h
  * @returns {[number, number]}
  */
-function mambaLayer(model) {
-  const m = /** @type {Mamba} */ (model.attention.mamba); // an m layer has one (schema)
-  const h = model.architecture.hidden_size;
-  const convDim = m.d_inner + 2 * m.n_groups * m.d_state;
-  const matrices = h * (2 * m.d_inner + 2 * m.n_groups * m.d_state + m.num_heads) + m.d_inner * h;
-  const small = convDim * m.d_conv + convDim + 3 * m.num_heads + m.d_inner;
-  return [matrices, small];
+export function mixerParams(b, h) {
+  if (b.kind === "attention") {
+    const qOut = b.heads * b.head_dim;
+    const kOut = b.kv_heads * b.head_dim;
+    const vOut = b.k_eq_v ? 0 : b.kv_heads * valueDim(b);
+    const oIn = b.heads * valueDim(b);
+    const gate = { none: 0, element: oIn, head: b.heads }[b.output_gate];
+    const matrices = h * (qOut + gate + kOut + vOut) + oIn * h;
+    let small = 0;
+    if (b.bias) small += qOut + gate + kOut + vOut;
+    if (b.qk_norm) small += 2 * b.head_dim;
+    if (b.output_bias) small += h;
+    if (b.sinks) small += b.heads;
+    return [matrices, small];
+  }
+  if (b.kind === "mla") {
+    const qk = b.qk_nope_head_dim + b.qk_rope_head_dim;
+    let small = 0;
+    let q;
+    if (b.q_lora_rank) {
+      q = h * b.q_lora_rank + b.q_lora_rank * b.heads * qk;
+      small += b.q_lora_rank;
+    } else {
+      q = h * b.heads * qk;
+    }
+    const kv = h * (b.kv_lora_rank + b.qk_rope_head_dim) + b.kv_lora_rank * b.heads * (b.qk_nope_head_dim + b.v_head_dim);
+    small += b.kv_lora_rank;
+    return [q + kv + b.heads * b.v_head_dim * h, small];
+  }
+  if (b.kind === "gated_delta_net") {
+    const k = b.num_key_heads * b.key_head_dim;
+    const v = b.num_value_heads * b.value_head_dim;
+    const matrices = h * (2 * k + 2 * v) + h * 2 * b.num_value_heads + v * h;
+    const small = (2 * k + v) * b.conv_kernel + 2 * b.num_value_heads + b.value_head_dim;
+    return [matrices, small];
+  }
+  const convDim = b.d_inner + 2 * b.n_groups * b.d_state;
+  const matrices = h * (2 * b.d_inner + 2 * b.n_groups * b.d_state + b.num_heads) + b.d_inner * h;
+  return [matrices, convDim * b.d_conv + convDim + 3 * b.num_heads + b.d_inner];
 }
 
 /**
@@ -235,37 +286,55 @@ function ffn(hidden, inter, gated, bias) {
 }
 
 /**
+ * One layer's FFN parameters by role (layout.py ffn_params).
+ * @param {FFNBlock} b
+ * @param {number} h
+ */
+export function ffnParams(b, h) {
+  if (b.kind === "dense") {
+    const [m, s] = ffn(h, b.intermediate, b.gated, b.bias);
+    return { dense: m, shared: 0, experts: 0, experts_active: 0, small: s };
+  }
+  const [oneM, oneS] = ffn(b.latent || h, b.intermediate, b.gated, b.bias);
+  let small = b.experts * oneS + h * b.experts + (b.router_bias ? b.experts : 0);
+  let shared = 0;
+  if (b.shared_intermediate) {
+    const [m, s] = ffn(h, b.shared_intermediate, b.gated, b.bias);
+    shared += m;
+    small += s + (b.shared_gate ? h : 0);
+  }
+  let dense = 0;
+  if (b.dense_beside) {
+    const [m, s] = ffn(h, b.dense_beside, b.gated, b.bias);
+    dense = m;
+    small += s;
+  }
+  if (b.latent) shared += 2 * h * b.latent;
+  return { dense, shared, experts: b.experts * oneM, experts_active: b.experts_per_token * oneM, small };
+}
+
+/**
  * @param {Model} model
  * @returns {Params}
  */
 export function countParams(model) {
   const a = model.architecture;
   const h = a.hidden_size;
+  const laid = layout(model);
   let attention = 0, small = 0, denseFfn = 0, shared = 0, experts = 0, expertsActive = 0;
-  const kinds = layerKinds(model);
-  for (let i = 0; i < kinds.length; i++) {
-    const kind = kinds[i];
-    const [m, s] = kind === "l" ? linearLayer(model) : kind === "m" ? mambaLayer(model) : attentionLayer(model);
-    attention += m;
-    small += s + a.norms_per_layer * h;
-    const moe = model.moe;
-    if (!moe || !isMoeLayer(moe, i)) {
-      if (a.intermediate_size) {
-        const [dm, ds] = ffn(h, a.intermediate_size, a.mlp_gated, a.mlp_bias);
-        denseFfn += dm;
-        small += ds;
-      }
-      continue;
-    }
-    const [oneM, oneS] = ffn(h, moe.expert_intermediate_size, a.mlp_gated, a.mlp_bias);
-    experts += moe.num_experts * oneM;
-    expertsActive += moe.experts_per_token * oneM;
-    small += moe.num_experts * oneS + h * moe.num_experts + (moe.router_bias ? moe.num_experts : 0);
-    if (moe.shared_experts && moe.shared_expert_intermediate_size) {
-      const [sm, ss] = ffn(h, moe.shared_expert_intermediate_size, a.mlp_gated, a.mlp_bias);
-      shared += sm;
-      small += ss + (moe.shared_expert_gate ? h : 0);
-    }
+  for (const [block, n] of laid.mixers) {
+    const [m, s] = mixerParams(block, h);
+    attention += n * m;
+    small += n * s;
+  }
+  small += laid.num_layers * a.norms_per_layer * h;
+  for (const [block, n] of laid.ffns) {
+    const f = ffnParams(block, h);
+    denseFfn += n * f.dense;
+    shared += n * f.shared;
+    experts += n * f.experts;
+    expertsActive += n * f.experts_active;
+    small += n * f.small;
   }
   small += h;
   const embedding = a.vocab_size * h;
@@ -318,35 +387,38 @@ export function weightBytes(p, fmt) {
 
 // ---- kv.py ----
 /**
- * @param {Model} model
+ * Bytes of KV cache one token takes in one layer of `block`: K and V per KV head (both halves where keys
+ * double as values), or one MLA latent plus the shared RoPE key.
+ * @param {AttentionBlock | MLABlock} block
  * @param {number} kvBytes
  */
-export function kvBytesPerTokenLayer(model, kvBytes) {
-  const mla = model.attention.mla;
-  if (mla) return (mla.kv_lora_rank + mla.qk_rope_head_dim) * kvBytes;
-  const a = model.architecture;
-  return 2 * a.num_kv_heads * a.head_dim * kvBytes;
+export function kvBytesPerTokenLayer(block, kvBytes) {
+  if (block.kind === "mla") return (block.kv_lora_rank + block.qk_rope_head_dim) * kvBytes;
+  return block.kv_heads * (block.head_dim + valueDim(block)) * kvBytes;
+}
+
+/**
+ * @param {RecurrentBlock} b
+ * @param {EngineProfile} engine
+ */
+export function stateBytesPerSeqLayer(b, engine) {
+  if (b.kind === "gated_delta_net") {
+    const conv = (2 * b.num_key_heads * b.key_head_dim + b.num_value_heads * b.value_head_dim) * (b.conv_kernel - 1);
+    const ssm = b.num_value_heads * b.value_head_dim * b.key_head_dim;
+    return conv * engine.state_conv_bytes + ssm * engine.state_ssm_bytes;
+  }
+  const conv = (b.d_conv - 1) * (b.d_inner + 2 * b.n_groups * b.d_state);
+  return conv * engine.state_conv_bytes + b.d_state * b.d_inner * engine.state_ssm_bytes;
 }
 
 /**
  * @param {Model} model
- * @param {string} kind
  * @param {EngineProfile} engine
  */
-export function stateBytesPerSeqLayer(model, kind, engine) {
-  if (kind === "l") {
-    const lin = /** @type {LinearAttention} */ (model.attention.linear);
-    const conv = (2 * lin.num_key_heads * lin.key_head_dim + lin.num_value_heads * lin.value_head_dim) *
-      (lin.conv_kernel - 1);
-    const ssm = lin.num_value_heads * lin.value_head_dim * lin.key_head_dim;
-    return conv * engine.state_conv_bytes + ssm * engine.state_ssm_bytes;
-  }
-  if (kind === "m") {
-    const m = /** @type {Mamba} */ (model.attention.mamba);
-    const conv = (m.d_conv - 1) * (m.d_inner + 2 * m.n_groups * m.d_state);
-    return conv * engine.state_conv_bytes + m.d_state * m.d_inner * engine.state_ssm_bytes;
-  }
-  return 0.0;
+function stateBytesPerSeq(model, engine) {
+  let total = 0;
+  for (const [b, n] of layout(model).recurrent) total += n * stateBytesPerSeqLayer(b, engine);
+  return total;
 }
 
 /**
@@ -358,22 +430,25 @@ function padUp(n, unit) {
 }
 
 /**
- * @param {string} kind
- * @param {Model} model
+ * @param {number | null} window
  * @param {EngineProfile} engine
  * @param {number} context
  * @param {number} seqs
  */
-export function cachedTokens(kind, model, engine, context, seqs) {
+export function cachedTokens(window, engine, context, seqs) {
   const unit = engine.context_pad_tokens;
-  const window = model.attention.sliding_window;
   const pool = engine.kv_allocation;
-  if (kind === "f" || window == null) {
+  if (window == null) {
     return pool === "shared_pool" ? padUp(context * seqs, unit) : seqs * padUp(context, unit);
   }
   if (pool === "shared_pool") return padUp(Math.min(context * seqs, window * seqs + engine.batch_tokens), unit);
   if (pool === "paged") return seqs * (padUp(Math.min(window - 1 + engine.batch_tokens, context), unit) + unit);
   return seqs * Math.min(padUp(context, unit), window);
+}
+
+/** @param {AttentionBlock | MLABlock} b */
+function windowOf(b) {
+  return b.kind === "attention" ? b.window : null;
 }
 
 /**
@@ -385,22 +460,55 @@ export function cachedTokens(kind, model, engine, context, seqs) {
  * @returns {KvCache}
  */
 export function kvCache(model, engine, kvBytes, context, seqs) {
-  const perLayer = kvBytesPerTokenLayer(model, kvBytes);
-  const kinds = layerKinds(model);
+  const laid = layout(model);
   let attention = 0.0;
-  let state = 0.0;
-  for (const kind of "fslm") {
-    const n = count(kinds, kind);
-    if (!n) continue;
-    if (kind === "f" || kind === "s") attention += n * perLayer * cachedTokens(kind, model, engine, context, seqs);
-    else state += n * seqs * stateBytesPerSeqLayer(model, kind, engine);
+  let perToken = 0.0;
+  /** @type {[number, AttentionBlock | MLABlock][]} */
+  const byBlock = [];
+  for (const [block, n] of laid.attention) {
+    const perLayer = kvBytesPerTokenLayer(block, kvBytes);
+    const nbytes = n * perLayer * cachedTokens(windowOf(block), engine, context, seqs);
+    attention += nbytes;
+    byBlock.push([nbytes, block]);
+    perToken += perLayer * n;
   }
-  const full = count(kinds, "f");
-  const sliding = count(kinds, "s");
+  let state = 0.0;
+  for (const [block, n] of laid.recurrent) state += n * seqs * stateBytesPerSeqLayer(block, engine);
   const kv = /** @type {KvCache} */ ({ attention_bytes: Math.ceil(attention), state_bytes: Math.ceil(state),
-    bytes_per_token: perLayer * (full + sliding) });
+    bytes_per_token: perToken, by_block: byBlock });
   kv.total = kv.attention_bytes + kv.state_bytes;
   return kv;
+}
+
+/**
+ * The share of a layer's KV cache one of `gpus` tensor-parallel ranks holds (layout.py kv_split_share).
+ * @param {AttentionBlock | MLABlock} block
+ * @param {number} gpus
+ */
+function kvSplitShare(block, gpus) {
+  return block.kind === "mla" ? 1.0 : 1 / Math.min(gpus, block.kv_heads);
+}
+
+/**
+ * Attention cache bytes one of `gpus` tensor-parallel ranks holds, of the `kept` fraction (kv.py per_rank_attention).
+ * @param {KvCache} kv
+ * @param {number} gpus
+ * @param {number} kept
+ */
+function perRankAttention(kv, gpus, kept) {
+  /** @type {Map<number, number>} */
+  const shares = new Map();
+  for (const [nbytes, block] of kv.by_block) {
+    const share = kvSplitShare(block, gpus);
+    shares.set(share, (shares.get(share) || 0.0) + nbytes);
+  }
+  if (shares.size === 1) {
+    const [share] = shares.keys();
+    return kv.attention_bytes * kept * share;
+  }
+  let total = 0;
+  for (const [share, nbytes] of shares) total += Math.ceil(nbytes) * kept * share;
+  return total;
 }
 
 /**
@@ -410,10 +518,12 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
  * @param {number} stateBytes
  */
 function kvReadPerToken(model, kvBytes, context, stateBytes) {
-  const perLayer = kvBytesPerTokenLayer(model, kvBytes);
-  const window = model.attention.sliding_window || context;
-  const kinds = layerKinds(model);
-  return perLayer * (count(kinds, "f") * context + count(kinds, "s") * Math.min(context, window)) + stateBytes;
+  let read = 0.0;
+  for (const [block, n] of layout(model).attention) {
+    const w = windowOf(block);
+    read += kvBytesPerTokenLayer(block, kvBytes) * n * (w == null ? context : Math.min(context, w));
+  }
+  return read + stateBytes;
 }
 
 // ---- memory.py ----
@@ -430,19 +540,48 @@ export function usableBytesPerGpu(hw, engine) {
 }
 
 /**
+ * Whether tensor parallelism over `gpus` ranks can split this mixer's heads evenly (layout.py tp_divides).
+ * @param {Mixer} b
+ * @param {number} gpus
+ */
+function tpDivides(b, gpus) {
+  if (b.kind === "attention") {
+    const kv = b.kv_heads;
+    return b.heads % gpus === 0 && (gpus <= kv ? kv % gpus === 0 : gpus % kv === 0);
+  }
+  if (b.kind === "mla") return b.heads % gpus === 0;
+  if (b.kind === "gated_delta_net") return b.num_key_heads % gpus === 0 && b.num_value_heads % gpus === 0;
+  return b.num_heads % gpus === 0 && (b.n_groups % gpus === 0 || gpus % b.n_groups === 0);
+}
+
+/**
+ * (heads, KV heads) of the first mixer that keeps `gpus` devices from splitting the model, or null (memory.py
+ * split_blocker).
+ * @param {Model} model
+ * @param {EngineProfile} engine
+ * @param {number} gpus
+ * @returns {[number, number] | null}
+ */
+export function splitBlocker(model, engine, gpus) {
+  if (gpus === 1) return null;
+  if (engine.split === "layer" && gpus <= model.architecture.num_layers) return null;
+  for (const [b] of layout(model).mixers) {
+    if (engine.split === "tensor" && tpDivides(b, gpus)) continue;
+    if (b.kind === "attention") return [b.heads, b.kv_heads];
+    if (b.kind === "mla") return [b.heads, model.architecture.num_kv_heads || b.heads];
+    if (b.kind === "gated_delta_net") return [b.num_value_heads, b.num_key_heads];
+    return [b.num_heads, b.n_groups];
+  }
+  return engine.split !== "tensor" ? [0, 0] : null;
+}
+
+/**
  * @param {Model} model
  * @param {EngineProfile} engine
  * @param {number} gpus
  */
 export function tpValid(model, engine, gpus) {
-  if (gpus === 1) return true;
-  const a = model.architecture;
-  if (engine.split === "none") return false;
-  if (engine.split === "layer") return gpus <= a.num_layers;
-  if (a.num_attention_heads % gpus) return false;
-  if (model.attention.mla) return true;
-  const kv = a.num_kv_heads;
-  return gpus <= kv ? kv % gpus === 0 : gpus % kv === 0;
+  return splitBlocker(model, engine, gpus) === null;
 }
 
 /**
@@ -458,7 +597,7 @@ function runtimeBytesPerGpu(model, engine, gpus, seqs) {
   if (engine.compute_buffer === "logits_ubatch") {
     buffer = engine.batch_tokens * (a.hidden_size + a.vocab_size) * 4 + a.vocab_size * 4 * seqs;
   } else if (engine.compute_buffer === "activation_profile") {
-    buffer = model.moe ? engine.activation_bytes_moe : engine.activation_bytes_dense;
+    buffer = isMoe(model) ? engine.activation_bytes_moe : engine.activation_bytes_dense;
   }
   return fixed + buffer;
 }
@@ -524,8 +663,7 @@ export function memory(model, weights, hw, sc, tightFraction, context, seqs) {
   const kvDevice = kv.total - kvHost;
   let kvPerGpu;
   if (engine.split === "tensor" && g > 1) {
-    const share = model.attention.mla ? 1.0 : 1 / Math.min(g, model.architecture.num_kv_heads);
-    kvPerGpu = Math.ceil(kv.attention_bytes * (1 - sc.offload) * share + kv.state_bytes * (1 - sc.offload) / g);
+    kvPerGpu = Math.ceil(perRankAttention(kv, g, 1 - sc.offload) + kv.state_bytes * (1 - sc.offload) / g);
   } else {
     kvPerGpu = Math.ceil(kvDevice / g);
   }
@@ -558,12 +696,13 @@ export function largest(fits, lo, hi) {
 }
 
 // ---- speed.py ----
-/** @param {Model} model */
-function attentionWidth(model) {
-  const a = model.architecture;
-  const mla = model.attention.mla;
-  if (mla) return a.num_attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim);
-  return a.num_attention_heads * a.head_dim * 2;
+/**
+ * Sum over heads of the query-key and value widths: FLOPs per (query, key) pair / 2.
+ * @param {AttentionBlock | MLABlock} b
+ */
+function attentionWidth(b) {
+  if (b.kind === "mla") return b.heads * (b.qk_nope_head_dim + b.qk_rope_head_dim + b.v_head_dim);
+  return b.heads * (b.head_dim + valueDim(b));
 }
 
 /**
@@ -580,13 +719,15 @@ export function expertsTouchedFraction(e, k, seqs) {
  * @param {number} tokens
  */
 function attentionFlops(model, tokens) {
-  const d = attentionWidth(model);
   const n = tokens;
-  const w = model.attention.sliding_window;
   const pairsFull = n * n / 2;
-  const pairsSliding = w == null || n <= w ? pairsFull : n * w - w * w / 2;
-  const kinds = layerKinds(model);
-  return 2 * d * (count(kinds, "f") * pairsFull + count(kinds, "s") * pairsSliding);
+  let total = 0.0;
+  for (const [b, layers] of layout(model).attention) {
+    const w = windowOf(b);
+    const pairs = w == null || n <= w ? pairsFull : n * w - w * w / 2;
+    total += 2 * attentionWidth(b) * (layers * pairs);
+  }
+  return total;
 }
 
 /**
@@ -594,10 +735,32 @@ function attentionFlops(model, tokens) {
  * @param {number} context
  */
 function decodeAttentionFlops(model, context) {
-  const d = attentionWidth(model);
-  const w = model.attention.sliding_window || context;
-  const kinds = layerKinds(model);
-  return 2.0 * d * (count(kinds, "f") * context + count(kinds, "s") * Math.min(context, w));
+  let total = 0.0;
+  for (const [b, layers] of layout(model).attention) {
+    const w = windowOf(b);
+    total += 2.0 * attentionWidth(b) * (layers * (w == null ? context : Math.min(context, w)));
+  }
+  return total;
+}
+
+/**
+ * Bytes of routed experts one decode step over `seqs` sequences reads (speed.py experts_read_bytes).
+ * @param {Model} model
+ * @param {Weights} w
+ * @param {number} seqs
+ */
+function expertsReadBytes(model, w, seqs) {
+  const moe = layout(model).moe;
+  if (!moe.length) return 0.0;
+  const fractions = new Set(moe.map(([b]) => expertsTouchedFraction(b.experts, b.experts_per_token, seqs)));
+  if (fractions.size === 1) return w.experts * [...fractions][0];
+  const h = model.architecture.hidden_size;
+  const params = moe.map(([b, n]) => [n * ffnParams(b, h).experts, expertsTouchedFraction(b.experts, b.experts_per_token, seqs)]);
+  let total = 0;
+  for (const [p] of params) total += p;
+  let read = 0;
+  for (const [p, f] of params) read += w.experts * p / total * f;
+  return read;
 }
 
 /**
@@ -633,9 +796,7 @@ export function speed(model, p, w, hw, o) {
   const hostBw = o.host_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency;
   const tflops = computeTflops(hw) || cal.implied_tflops;
   const compute = (tflops || 0.0) * 1e12 * cal.compute_efficiency * par;
-  const moe = model.moe;
-  const touched = moe ? expertsTouchedFraction(moe.num_experts, moe.experts_per_token, o.seqs) : 0.0;
-  const expertsRead = w.experts * touched;
+  const expertsRead = expertsReadBytes(model, w, o.seqs);
   const head = w.per_token_read - w.body - w.experts_active - w.small;
   const layeredRead = w.body + w.small + expertsRead;
   const kvRead = o.seqs * kvReadPerToken(model, o.kv_bytes, o.context, o.state_bytes_per_seq);
@@ -821,12 +982,12 @@ export function calibrationFor(calibration, engine, hw, model) {
   const [pre, classNote] = pick(calibration.prefill_fits, engine, hardwareClass(hw));
   let preNote = classNote;
   let efficiency = pre.compute_efficiency;
-  if (model.moe) {
+  if (isMoe(model)) {
     const [factor, moeNote] = moeFactor(calibration.moe_fits, engine);
     efficiency *= factor;
     preNote += ` ${moeNote}`;
   }
-  const tp = tpFit(calibration.tp_fits, engine, hw.link, Boolean(model.moe));
+  const tp = tpFit(calibration.tp_fits, engine, hw.link, isMoe(model));
   // A device with no published peak may have one implied by its own prefill measurements (in sample).
   const chip = hw.same_chip_as || hw.slug;
   const implied = computeTflops(hw) ? undefined : calibration.implied_peaks.find((p) => p.hardware === chip);
@@ -842,36 +1003,30 @@ export function calibrationFor(calibration, engine, hw, model) {
 
 // ---- finetune.py ----
 /**
- * @param {Model} model
- * @param {string} kind
- * @returns {[number, number][]} (in, out) of each adapted matrix
+ * (d_in, d_out) of the projections a LoRA adapts in one layer's mixer.
+ * @param {Mixer} b
+ * @param {number} h
+ * @returns {[number, number][]}
  */
-function adaptedMatrices(model, kind) {
-  const a = model.architecture;
-  const h = a.hidden_size;
-  const mla = model.attention.mla;
-  if (kind === "l" && model.attention.linear) {
-    const lin = model.attention.linear;
-    const k = lin.num_key_heads * lin.key_head_dim;
-    const v = lin.num_value_heads * lin.value_head_dim;
-    return [[h, 2 * k + 2 * v], [h, 2 * lin.num_value_heads], [v, h]];
+function adaptedMatrices(b, h) {
+  if (b.kind === "gated_delta_net") {
+    const k = b.num_key_heads * b.key_head_dim;
+    const v = b.num_value_heads * b.value_head_dim;
+    return [[h, 2 * k + 2 * v], [h, 2 * b.num_value_heads], [v, h]];
   }
-  if (kind === "m" && model.attention.mamba) {
-    const m = model.attention.mamba;
-    return [[h, 2 * m.d_inner + 2 * m.n_groups * m.d_state + m.num_heads], [m.d_inner, h]];
-  }
-  if (mla) {
-    const qk = a.num_attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+  if (b.kind === "mamba2") return [[h, 2 * b.d_inner + 2 * b.n_groups * b.d_state + b.num_heads], [b.d_inner, h]];
+  if (b.kind === "mla") {
+    const qk = b.heads * (b.qk_nope_head_dim + b.qk_rope_head_dim);
     /** @type {[number, number][]} */
-    const q = mla.q_lora_rank ? [[h, mla.q_lora_rank], [mla.q_lora_rank, qk]] : [[h, qk]];
-    return [...q, [h, mla.kv_lora_rank + mla.qk_rope_head_dim],
-      [mla.kv_lora_rank, a.num_attention_heads * (mla.qk_nope_head_dim + mla.v_head_dim)],
-      [a.num_attention_heads * mla.v_head_dim, h]];
+    const q = b.q_lora_rank ? [[h, b.q_lora_rank], [b.q_lora_rank, qk]] : [[h, qk]];
+    return [...q, [h, b.kv_lora_rank + b.qk_rope_head_dim],
+      [b.kv_lora_rank, b.heads * (b.qk_nope_head_dim + b.v_head_dim)], [b.heads * b.v_head_dim, h]];
   }
-  const q = a.num_attention_heads * a.head_dim;
-  const kv = a.num_kv_heads * a.head_dim;
-  const gate = a.attention_output_gate ? 2 : 1;
-  return [[h, q * gate], [h, kv], [h, kv], [q, h]];
+  const q = b.heads * b.head_dim;
+  const gate = { none: 0, element: b.heads * valueDim(b), head: b.heads }[b.output_gate];
+  /** @type {[number, number][]} */
+  const values = b.k_eq_v ? [] : [[h, b.kv_heads * valueDim(b)]];
+  return [[h, q + gate], [h, b.kv_heads * b.head_dim], ...values, [b.heads * valueDim(b), h]];
 }
 
 /**
@@ -879,16 +1034,21 @@ function adaptedMatrices(model, kind) {
  * @param {number} rank
  */
 function loraParams(model, rank) {
-  const a = model.architecture;
-  const h = a.hidden_size;
+  const h = model.architecture.hidden_size;
+  const laid = layout(model);
   let total = 0;
-  for (const kind of layerKinds(model)) for (const [i, o] of adaptedMatrices(model, kind)) total += rank * (i + o);
-  const proj = a.mlp_gated ? 3 : 2;
-  const moe = model.moe;
-  let moeLayers = 0;
-  if (moe) for (let i = 0; i < a.num_layers; i++) if (isMoeLayer(moe, i)) moeLayers++;
-  total += (a.num_layers - moeLayers) * rank * proj * (h + a.intermediate_size);
-  if (moe && moe.shared_expert_intermediate_size) total += moeLayers * rank * proj * (h + moe.shared_expert_intermediate_size);
+  for (const [b, n] of laid.mixers) {
+    let one = 0;
+    for (const [i, o] of adaptedMatrices(b, h)) one += rank * (i + o);
+    total += n * one;
+  }
+  for (const [b, n] of laid.ffns) {
+    const widths = b.kind === "dense" ? [b.intermediate] : [b.shared_intermediate, b.dense_beside].filter((w) => w);
+    const proj = b.gated ? 3 : 2;
+    let one = 0;
+    for (const w of widths) one += rank * proj * (h + w);
+    total += n * one;
+  }
   return total;
 }
 
@@ -1111,16 +1271,16 @@ export function scenarioProblem(model, hw, sc) {
     return ["backend_kv", { engine: e.label, hw: hw.name, backend: backendNames(running), kv: sc.kv.name,
       kvs: [...new Set(running.flatMap((b) => b.kv_dtypes))].join(", ") }];
   }
-  if (sc.fmt.moe_only && !model.moe) return ["moe_only", { fmt: sc.fmt.name, model: model.name }];
+  if (sc.fmt.moe_only && !isMoe(model)) return ["moe_only", { fmt: sc.fmt.name, model: model.name }];
   if (sc.offload && e.split !== "layer") return ["offload", { engine: e.label }];
   if (sc.vision && model.vision && e.vision === "never") return ["vision", { engine: e.label, model: model.name }];
   if (extends_(model, sc.context) && !e.extends_context) {
     return ["long_context", { engine: e.label, model: model.name, n: String(model.architecture.max_context) }];
   }
-  if (!tpValid(model, e, sc.gpus)) {
-    const a = model.architecture;
-    return ["split", { engine: e.label, model: model.name, n: String(sc.gpus), heads: String(a.num_attention_heads),
-      kv_heads: String(a.num_kv_heads) }];
+  const blocker = splitBlocker(model, e, sc.gpus);
+  if (blocker) {
+    return ["split", { engine: e.label, model: model.name, n: String(sc.gpus), heads: String(blocker[0]),
+      kv_heads: String(blocker[1]) }];
   }
   return null;
 }
@@ -1168,8 +1328,7 @@ export function estimate(model, card, sc, facts) {
     }
   }
   const [cal, note, extrap] = calibrationFor(facts.calibration, sc.engine.name, hw, model);
-  let statePerSeq = 0;
-  for (const k of layerKinds(model)) statePerSeq += stateBytesPerSeqLayer(model, k, sc.engine);
+  const statePerSeq = stateBytesPerSeq(model, sc.engine);
   const s = speed(model, p, w, hw, {
     kv_bytes: sc.kv.bytes_per_element, state_bytes_per_seq: statePerSeq, context: sc.context, seqs: sc.batch,
     gpus: sc.gpus, split: sc.engine.split, tp_efficiency: sc.engine.tensor_parallel_efficiency,

@@ -7,10 +7,10 @@ import datetime as dt
 import pytest
 
 from generator.content.catalog import Catalog
-from generator.content.schema import LayerKind
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import ScenarioError, estimate
-from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache, state_bytes_per_seq_layer
+from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
+from generator.sizing.layout import layout, state_bytes_per_seq_layer
 from generator.sizing.memory import runtime_bytes_per_gpu, tp_valid, usable_bytes_per_gpu, verdict_for
 from generator.sizing.params import count_params
 from generator.sizing.scenario import Facts, calibration_for
@@ -39,7 +39,7 @@ def test_derived_params_equal_published_totals(catalog: Catalog, slug: str, publ
 def test_qwen_coder_32b_kv_is_256_kib_per_token_and_8_gib_at_32k(catalog: Catalog) -> None:
     model = catalog.model("qwen2-5-coder-32b-instruct")
     # 2 (K and V) × 8 KV heads × 128 head_dim × 2 bytes = 4096 B per layer; × 64 layers = 256 KiB
-    assert kv_bytes_per_token_layer(model, 2) * 64 == 256 * 1024
+    assert kv_bytes_per_token_layer(layout(model).attention[0][0], 2) * 64 == 256 * 1024
     for engine in ("llama.cpp", "vllm"):
         kv = kv_cache(model, catalog.engine(engine), 2, 32_768, 1)
         assert kv.attention_bytes == 8 * GIB  # 256 KiB × 32,768 tokens, already a multiple of 16 and 256
@@ -59,7 +59,7 @@ def test_gemma3_sliding_window_kv_is_far_below_naive(catalog: Catalog) -> None:
 def test_deepseek_v3_mla_kv_is_the_latent_not_per_head(catalog: Catalog) -> None:
     model = catalog.model("deepseek-v3")
     # (kv_lora_rank 512 + rope 64) × 2 bytes = 1152 B per layer, no ×2; × 61 layers = 70,272 B (68.6 KiB)
-    assert kv_bytes_per_token_layer(model, 2) == 1152
+    assert kv_bytes_per_token_layer(layout(model).attention[0][0], 2) == 1152
     kv = kv_cache(model, catalog.engine("vllm"), 2, 32_768, 1)
     assert kv.attention_bytes == 70_272 * 32_768  # 2.14 GiB
     naive_per_head = 61 * 128 * (192 + 128) * 2 * 32_768  # decompressed K/V per head
@@ -69,7 +69,7 @@ def test_deepseek_v3_mla_kv_is_the_latent_not_per_head(catalog: Catalog) -> None
 def test_gpt_oss_kv_per_token_matches_vllm(catalog: Catalog) -> None:
     model = catalog.model("gpt-oss-120b")
     # 36 layers × 2 × 8 × 64 × 2 B = 73,728 B per token, what vLLM counts (hf-mem #60)
-    assert kv_bytes_per_token_layer(model, 2) * 36 == 73_728
+    assert kv_bytes_per_token_layer(layout(model).attention[0][0], 2) * 36 == 73_728
     kv = kv_cache(model, catalog.engine("vllm"), 2, 131_072, 1)
     # 18 full layers hold the context; 18 sliding layers hold window − 1 + 8192 batched tokens, in 16s, + 1 block
     full = 18 * 2048 * 131_072
@@ -81,7 +81,7 @@ def test_qwen3_next_linear_state_per_sequence(catalog: Catalog) -> None:
     model = catalog.model("qwen3-next-80b-a3b-instruct")
     vllm = catalog.engine("vllm")
     # conv: (2·16·128 + 32·128) × (4 − 1) × 2 B = 49,152; ssm: 32 × 128 × 128 × 4 B = 2,097,152
-    assert state_bytes_per_seq_layer(model, LayerKind.LINEAR, vllm) == 49_152 + 2_097_152
+    assert state_bytes_per_seq_layer(layout(model).recurrent[0][0], vllm) == 49_152 + 2_097_152
     kv = kv_cache(model, vllm, 2, 262_144, 2)
     assert kv.state_bytes == 2 * 36 * (49_152 + 2_097_152)  # 36 linear layers, 2 sequences (~74 MiB each)
     # 12 full layers × 2 × 2 KV heads × 256 × 2 B = 24 KiB per token

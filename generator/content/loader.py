@@ -26,7 +26,6 @@ from generator.content.schema import (
     CloudOffer,
     EngineProfile,
     FileSize,
-    Frozen,
     Hardware,
     KVDtype,
     MemoryLog,
@@ -40,6 +39,7 @@ from generator.content.schema import (
     Throughput,
     Wanted,
 )
+from generator.content.types import Frozen
 
 Loc = tuple[str | int, ...]
 

@@ -7,50 +7,19 @@ error that names the key, never a silently ignored fact.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from enum import StrEnum
 from typing import Annotated, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, Field, model_validator
+
+from generator.content.blocks import Network, legacy_network
+from generator.content.types import Frozen, Heads, Layers, Tokens, Width
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 GIB = 1024**3
-# Characters no catalog text may hold: C0/C1 controls (tab and newline only in prose fields), and the
-# bidirectional overrides, isolates and invisible marks that make text read differently than it is.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_CONTROL_PROSE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
-# Fields that may span lines (Markdown-free prose shown as text).
-PROSE_FIELDS = frozenset({"notes", "description", "derivation", "method"})
-
-
-def _check_text(text: str, prose: bool) -> None:
-    bad = (_CONTROL_PROSE if prose else _CONTROL).search(text) or _INVISIBLE.search(text)
-    if bad:
-        raise ValueError(f"character U+{ord(bad.group()):04X} is not allowed in catalog text")
-
-
-class Frozen(BaseModel):
-    """Base for catalog records: immutable, unknown keys rejected, no type coercion, no inf/NaN,
-    and no control or bidirectional-override characters in any text."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _safe_text(cls, value: object, info: ValidationInfo) -> object:
-        prose = info.field_name in PROSE_FIELDS
-        items = [value]
-        while items:
-            item = items.pop()
-            if isinstance(item, str):
-                _check_text(item, prose)
-            elif isinstance(item, tuple):
-                items += item
-            elif isinstance(item, dict):
-                items += [*item.keys(), *item.values()]
-        return value
 
 
 def _matching(pattern: str, expected: str) -> AfterValidator:
@@ -75,10 +44,6 @@ def _sane_date(value: dt.date) -> dt.date:
 PositiveInt = Annotated[int, Field(gt=0, le=10**15)]
 NonNegativeInt = Annotated[int, Field(ge=0, le=10**15)]
 PositiveFloat = Annotated[float, Field(gt=0, le=1e15)]
-Layers = Annotated[int, Field(ge=1, le=1024)]
-Width = Annotated[int, Field(ge=1, le=1_048_576)]
-Heads = Annotated[int, Field(ge=1, le=65_536)]
-Tokens = Annotated[int, Field(ge=1, le=1_000_000_000)]
 Date = Annotated[dt.date, AfterValidator(_sane_date)]
 Slug = Annotated[str, Field(pattern=SLUG_RE.pattern, min_length=1, max_length=80)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -108,15 +73,19 @@ OllamaRef = Annotated[
 
 
 class Architecture(Frozen):
-    """The text model's shape, as in its config.json."""
+    """The text model's shape, as in its config.json.
+
+    The attention and FFN geometry here (heads, KV heads, head size, FFN width and the flags after
+    them) is the shorthand for a model whose layers all share one geometry; a model given as a block
+    list (``Model.network``) leaves them out."""
 
     model_type: Annotated[str, _matching(r"[A-Za-z0-9_.-]{1,64}", "a config.json model_type such as llama")]
     num_layers: Layers
     hidden_size: Width
-    intermediate_size: Annotated[int, Field(ge=0, le=1_048_576)]
-    num_attention_heads: Heads
-    num_kv_heads: Heads
-    head_dim: Width
+    intermediate_size: Annotated[int, Field(ge=0, le=1_048_576)] | None = None
+    num_attention_heads: Heads | None = None
+    num_kv_heads: Heads | None = None
+    head_dim: Width | None = None
     vocab_size: Annotated[int, Field(ge=1, le=10_000_000)]
     max_context: Tokens
     tie_word_embeddings: bool
@@ -131,7 +100,7 @@ class Architecture(Frozen):
 
     @model_validator(mode="after")
     def _heads_group(self) -> Self:
-        if self.num_attention_heads % self.num_kv_heads:
+        if self.num_attention_heads and self.num_kv_heads and self.num_attention_heads % self.num_kv_heads:
             raise ValueError(
                 f"num_attention_heads ({self.num_attention_heads}) must be a multiple of "
                 f"num_kv_heads ({self.num_kv_heads})"
@@ -294,6 +263,9 @@ class Model(Frozen):
     architecture: Architecture
     attention: Attention = Attention()
     moe: MoE | None = None
+    # The block list (blocks and their layer schedule); without it, the shorthand above describes the
+    # network (see generator/content/blocks.py).
+    network: Network | None = None
     artifacts: Artifacts = Artifacts()
     vision: VisionEncoder | None = None
     long_context: LongContext | None = None
@@ -324,10 +296,45 @@ class Model(Frozen):
             return bool(art.mlx)
         return {"AWQ": bool(art.awq), "GPTQ": bool(art.gptq), "MXFP4": bool(art.mxfp4)}.get(fmt, True)
 
+    @functools.cached_property
+    def net(self) -> Network:
+        """The model's block list: ``network`` as given, else the one its shorthand stands for."""
+        return self.network or legacy_network(self.architecture, self.attention, self.moe)
+
+    @property
+    def is_moe(self) -> bool:
+        """Whether any layer routes to experts."""
+        return any(b.kind == "moe" for b in self.net.blocks.values())
+
+    @model_validator(mode="after")
+    def _described_once(self) -> Self:
+        a = self.architecture
+        shorthand = {
+            "architecture.intermediate_size": a.intermediate_size,
+            "architecture.num_attention_heads": a.num_attention_heads,
+            "architecture.num_kv_heads": a.num_kv_heads,
+            "architecture.head_dim": a.head_dim,
+            "moe": self.moe,
+        }
+        if self.network is None:
+            missing = [k for k, v in shorthand.items() if v is None and k != "moe"]
+            if missing:
+                raise ValueError(f"{', '.join(missing)} missing (or describe the layers with `network`)")
+            return self
+        given = [k for k, v in shorthand.items() if v is not None]
+        if given or self.attention != Attention():
+            raise ValueError(
+                f"a model with `network` describes its layers there only; remove {', '.join(given) or 'attention'}"
+            )
+        layers = len(self.network.schedule())
+        if layers != a.num_layers:
+            raise ValueError(f"network.layers expands to {layers} layers, architecture.num_layers is {a.num_layers}")
+        return self
+
     @model_validator(mode="after")
     def _active(self) -> Self:
-        if self.params_active is not None and self.moe is None:
-            raise ValueError("params_active is only for MoE models (no `moe` section)")
+        if self.params_active is not None and not self.is_moe:
+            raise ValueError("params_active is only for MoE models (no `moe` block)")
         if self.params_active and self.params_total and self.params_active > self.params_total:
             raise ValueError("params_active exceeds params_total")
         if self.long_context and self.long_context.max_context <= self.architecture.max_context:

@@ -8,6 +8,7 @@ import shlex
 from collections.abc import Mapping
 
 from generator.content.schema import CliArgument, CliProgram, Model
+from generator.sizing.layout import layout
 
 # KV cache types llama.cpp stores unquantized; any other needs flash attention (llama-context.cpp:
 # "V cache quantization requires flash_attn").
@@ -106,6 +107,7 @@ def _rules(program: str, given: Mapping[str, str], model: Model | None) -> list[
             out.append(f"llama-server: a {quantized[0]} KV cache needs -fa on")
     if program == "vllm serve" and model is not None and "--tensor-parallel-size" in given:
         tp = int(given["--tensor-parallel-size"])
-        if model.architecture.num_attention_heads % tp:
-            out.append(f"vllm serve: {model.architecture.num_attention_heads} attention heads do not divide by {tp}")
+        heads = next((b.heads for b, _ in layout(model).attention if b.heads % tp), None)
+        if heads is not None:
+            out.append(f"vllm serve: {heads} attention heads do not divide by {tp}")
     return out

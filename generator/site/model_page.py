@@ -8,13 +8,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from generator.content.blocks import AttentionBlock, MLABlock
 from generator.content.catalog import Catalog
 from generator.content.schema import (
     EngineProfile,
     Hardware,
     HardwareKind,
     KVDtype,
-    LayerKind,
     Model,
     Price,
     QuantFormat,
@@ -27,8 +27,9 @@ from generator.site.setups import SINGLE
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import Estimate, fit_and_decode
 from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
+from generator.sizing.layout import layer_counts, layout
 from generator.sizing.memory import memory, tp_valid, vision_size
-from generator.sizing.params import ParamCount, count_params, layer_kinds
+from generator.sizing.params import ParamCount, count_params
 from generator.sizing.scenario import DEFAULT_FORMAT, FAMILY_ENGINE, Scenario, facts_of
 
 RELATED = 12
@@ -95,6 +96,17 @@ def kv_rows(catalog: Catalog, model: Model) -> tuple[KVRow, ...]:
 
 
 @dataclasses.dataclass(frozen=True)
+class AttentionRow:
+    """One attention geometry of a model: query heads, KV heads and head size, and on how many layers
+    (None: every attention layer)."""
+
+    heads: int
+    kv_heads: int
+    head_dim: int
+    layers: int | None
+
+
+@dataclasses.dataclass(frozen=True)
 class ModelFacts:
     """Architecture facts of a model for display."""
 
@@ -102,17 +114,46 @@ class ModelFacts:
     layer_counts: dict[str, int]
     kv_bytes_per_token: float
     vision_bytes: int = 0  # a multimodal model's vision encoder in 16-bit (llama.cpp's mmproj file)
+    attention: tuple[AttentionRow, ...] = ()
+    window: int | None = None
+    # MLA: (latent rank, RoPE dimensions); MoE: (experts per token, experts, shared experts).
+    mla: tuple[int, int] | None = None
+    experts: tuple[int, int, int] | None = None
+
+
+def _attention_rows(model: Model) -> tuple[AttentionRow, ...]:
+    """The model's attention geometries: the shorthand's one, or one per distinct block geometry."""
+    a = model.architecture
+    if model.network is None and a.num_attention_heads and a.num_kv_heads and a.head_dim:
+        return (AttentionRow(a.num_attention_heads, a.num_kv_heads, a.head_dim, None),)
+    rows: dict[tuple[int, int, int], int] = {}
+    for block, n in layout(model).attention:
+        if isinstance(block, MLABlock):
+            key = (block.heads, block.heads, block.qk_nope_head_dim + block.qk_rope_head_dim)
+        else:
+            key = (block.heads, block.kv_heads, block.head_dim)
+        rows[key] = rows.get(key, 0) + n
+    only = len(rows) == 1
+    return tuple(AttentionRow(h, kv, d, None if only else n) for (h, kv, d), n in rows.items())
 
 
 def model_facts(catalog: Catalog, model: Model) -> ModelFacts:
-    """Derived parameters, layer kinds, KV bytes per token (bf16) and vision encoder of a model."""
-    kinds = layer_kinds(model)
+    """Derived parameters, layer kinds, KV bytes per token (bf16), attention geometry, experts and
+    vision encoder of a model."""
     kv = kv_cache(model, catalog.engine("vllm"), catalog.kv_dtype("bf16").bytes_per_element, 1, 1)
+    laid = layout(model)
+    windows = [b.window for b, _ in laid.attention if isinstance(b, AttentionBlock) and b.window]
+    mla = next((b for b, _ in laid.attention if isinstance(b, MLABlock)), None)
+    moe = next((b for b, _ in laid.moe), None)
     return ModelFacts(
         count_params(model),
-        {k.value: kinds.count(k) for k in LayerKind if k in kinds},
+        layer_counts(model),
         kv.bytes_per_token,
         vision_size(model, catalog.engine("llama.cpp")),
+        attention=_attention_rows(model),
+        window=min(windows) if windows else None,
+        mla=(mla.kv_lora_rank, mla.qk_rope_head_dim) if mla else None,
+        experts=(moe.experts_per_token, moe.experts, moe.shared_experts) if moe else None,
     )
 
 
@@ -472,12 +513,13 @@ def recommended_per_finetune(catalog: Catalog, pairs: Sequence[PairData]) -> lis
 
 
 @dataclasses.dataclass(frozen=True)
-class KVFormula:
-    """The KV cache per token of a model, worked out with its own numbers (16-bit cache)."""
+class KVLine:
+    """The KV cache per token of the attention layers that share one geometry (16-bit cache)."""
 
     mla: bool
     kv_heads: int
     head_dim: int
+    value_dim: int
     rank: int
     rope: int
     bytes_per_element: float
@@ -486,32 +528,59 @@ class KVFormula:
     total: float
     sliding_layers: int
     window: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class KVFormula:
+    """The KV cache per token of a model, worked out with its own numbers: one line per attention
+    geometry, and the layers that keep a fixed state instead."""
+
+    lines: tuple[KVLine, ...]
     state_layers: int
+
+    @property
+    def total(self) -> float:
+        """Bytes per token over every attention layer."""
+        return sum(line.total for line in self.lines)
 
 
 def kv_formula(model: Model) -> KVFormula:
-    """KV bytes per token per attention layer and over the attention layers, in BF16; sliding-window
-    and linear-attention or Mamba layers are named (the first cap their cache, the others keep a fixed
-    state per sequence)."""
-    kinds = layer_kinds(model)
-    attention = sum(1 for k in kinds if k in (LayerKind.FULL, LayerKind.SLIDING))
-    per_layer = kv_bytes_per_token_layer(model, 2.0)
-    mla = model.attention.mla
-    a = model.architecture
-    return KVFormula(
-        mla=mla is not None,
-        kv_heads=a.num_kv_heads,
-        head_dim=a.head_dim,
-        rank=mla.kv_lora_rank if mla else 0,
-        rope=mla.qk_rope_head_dim if mla else 0,
-        bytes_per_element=2.0,
-        per_layer=per_layer,
-        layers=attention,
-        total=per_layer * attention,
-        sliding_layers=sum(1 for k in kinds if k is LayerKind.SLIDING),
-        window=model.attention.sliding_window,
-        state_layers=sum(1 for k in kinds if k in (LayerKind.LINEAR, LayerKind.MAMBA)),
-    )
+    """KV bytes per token per attention layer and over the attention layers, in BF16, for each
+    attention geometry; sliding-window and recurrent layers are named (the first cap their cache,
+    the others keep a fixed state per sequence)."""
+    laid = layout(model)
+    groups: dict[tuple[object, ...], list[tuple[AttentionBlock | MLABlock, int]]] = {}
+    for block, n in laid.attention:
+        key: tuple[object, ...] = (
+            ("mla", block.kv_lora_rank, block.qk_rope_head_dim)
+            if isinstance(block, MLABlock)
+            else ("gqa", block.kv_heads, block.head_dim, block.value_dim)
+        )
+        groups.setdefault(key, []).append((block, n))
+    lines = []
+    for members in groups.values():
+        block = members[0][0]
+        per_layer = kv_bytes_per_token_layer(block, 2.0)
+        layers = sum(n for _, n in members)
+        windowed = [(b, n) for b, n in members if isinstance(b, AttentionBlock) and b.window is not None]
+        mla = isinstance(block, MLABlock)
+        lines.append(
+            KVLine(
+                mla=mla,
+                kv_heads=0 if isinstance(block, MLABlock) else block.kv_heads,
+                head_dim=0 if isinstance(block, MLABlock) else block.head_dim,
+                value_dim=0 if isinstance(block, MLABlock) else block.value_dim,
+                rank=block.kv_lora_rank if isinstance(block, MLABlock) else 0,
+                rope=block.qk_rope_head_dim if isinstance(block, MLABlock) else 0,
+                bytes_per_element=2.0,
+                per_layer=per_layer,
+                layers=layers,
+                total=per_layer * layers,
+                sliding_layers=sum(n for _, n in windowed),
+                window=min((b.window for b, _ in windowed if isinstance(b, AttentionBlock) and b.window), default=None),
+            )
+        )
+    return KVFormula(lines=tuple(lines), state_layers=sum(n for _, n in laid.recurrent))
 
 
 def memory_at(lead: Lead, lang: str) -> list[str]:

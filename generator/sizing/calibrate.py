@@ -179,7 +179,7 @@ def implied_peaks(pts: Sequence[Point], fits: Fits) -> list[ImpliedPeak]:
         left = p.y - _prefill_seconds(p, math.inf, fits.decode)
         if left <= 0:
             continue
-        efficiency = _dense(p, fits.prefill) * (moe_factor(fits.moe, p.engine)[0] if p.model.moe else 1.0)
+        efficiency = _dense(p, fits.prefill) * (moe_factor(fits.moe, p.engine)[0] if p.model.is_moe else 1.0)
         implied.setdefault(p.hardware.chip, []).append(p.x / left / efficiency)
     return [
         ImpliedPeak(hardware=slug, tflops=_round(statistics.median(v)), rows=len(v))
@@ -339,7 +339,7 @@ def calibrate(pts: Sequence[Point], kin: Mapping[str, str]) -> Fits:
             )
         )
     prefill = []
-    for (engine, cls), group in sorted(_groups([p for p in pts if not p.decode and not p.model.moe]).items()):
+    for (engine, cls), group in sorted(_groups([p for p in pts if not p.decode and not p.model.is_moe]).items()):
         prefill.append(
             PrefillFit(
                 engine=cast(EngineName, engine),
@@ -350,7 +350,7 @@ def calibrate(pts: Sequence[Point], kin: Mapping[str, str]) -> Fits:
         )
     moe_pts: dict[str, list[Point]] = {}
     for p in pts:
-        if not p.decode and p.model.moe:
+        if not p.decode and p.model.is_moe:
             moe_pts.setdefault(p.engine, []).append(p)
     moe = [  # a factor relative to the engine's own dense fits only
         MoEFit(engine=cast(EngineName, engine), moe_factor=fit_moe(group, decode, prefill), rows=len(group))
@@ -389,7 +389,7 @@ def fit_tp(
     groups: dict[tuple[str, str, bool], list[Point]] = {}
     for p in pts:
         for link in link_levels(p.hardware.link):
-            groups.setdefault((p.engine, link, bool(p.model.moe)), []).append(p)
+            groups.setdefault((p.engine, link, bool(p.model.is_moe)), []).append(p)
     fits = [
         TPFit(
             engine=cast(EngineName, engine),
@@ -419,7 +419,7 @@ def tp_held_out(
         for p in pts:
             if p.row.hardware != hardware:
                 continue
-            fit = tp_fit(fits, p.engine, p.hardware.link, bool(p.model.moe))
+            fit = tp_fit(fits, p.engine, p.hardware.link, bool(p.model.is_moe))
             allreduce = fit.allreduce_s if fit else engines[p.engine].allreduce_latency_s
             out.append((p, 1.0 / _tp_seconds(p, decode, engines, allreduce)))
     return out
@@ -446,7 +446,7 @@ def predict(p: Point, fits: Fits) -> float:
     if p.decode:
         d, _ = pick(fits.decode, p.engine, p.hw_class)
         return 1.0 / (p.x / d.bandwidth_efficiency + p.model.architecture.num_layers * d.per_layer_latency_s)
-    efficiency = _dense(p, fits.prefill) * (moe_factor(fits.moe, p.engine)[0] if p.model.moe else 1.0)
+    efficiency = _dense(p, fits.prefill) * (moe_factor(fits.moe, p.engine)[0] if p.model.is_moe else 1.0)
     return 1.0 / _prefill_seconds(p, efficiency, fits.decode)
 
 

@@ -22,7 +22,7 @@ from generator.sizing.cost import Cost, cost
 from generator.sizing.devices import device_view
 from generator.sizing.finetune import FineTune, finetune
 from generator.sizing.kv import state_bytes_per_seq
-from generator.sizing.memory import Memory, largest, memory, tp_valid
+from generator.sizing.memory import Memory, largest, memory, split_blocker, tp_valid
 from generator.sizing.params import ParamCount, count_params, declared_mismatch
 from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT, FAMILY_ENGINE, Facts, Scenario, calibration_for
 from generator.sizing.speed import Speed, SpeedConstants, SpeedRange, speed, speed_range
@@ -230,7 +230,7 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
         kvs = ", ".join(dict.fromkeys(k for b in running for k in b.kv_dtypes))
         values = {"engine": engine.label, "hw": hw.name, "backend": _names(running), "kv": sc.kv.name, "kvs": kvs}
         raise ScenarioError("backend_kv", values)
-    if sc.fmt.moe_only and model.moe is None:
+    if sc.fmt.moe_only and not model.is_moe:
         raise ScenarioError("moe_only", {"fmt": sc.fmt.name, "model": model.name})
     if sc.offload and engine.split != "layer":
         raise ScenarioError("offload", {"engine": engine.label})
@@ -239,16 +239,11 @@ def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
     if model.extends(sc.context) and not engine.extends_context:
         values = {"engine": engine.label, "model": model.name, "n": str(model.architecture.max_context)}
         raise ScenarioError("long_context", values)
-    if not tp_valid(model, engine, sc.gpus):
-        a = model.architecture
-        values = {
-            "engine": engine.label,
-            "model": model.name,
-            "n": str(sc.gpus),
-            "heads": str(a.num_attention_heads),
-            "kv_heads": str(a.num_kv_heads),
-        }
-        raise ScenarioError("split", values)
+    blocker = split_blocker(model, engine, sc.gpus)
+    if blocker is not None:
+        heads, kv_heads = blocker
+        values = {"engine": engine.label, "model": model.name, "n": str(sc.gpus), "heads": str(heads)}
+        raise ScenarioError("split", values | {"kv_heads": str(kv_heads)})
 
 
 def runs(model: Model, hw: Hardware, sc: Scenario) -> bool:

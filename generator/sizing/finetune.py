@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.content.schema import Assumptions, LayerKind, Model
-from generator.sizing.params import ParamCount, layer_kinds
+from generator.content.blocks import FFN, DenseBlock, GatedDeltaNetBlock, Mamba2Block, Mixer, MLABlock
+from generator.content.schema import Assumptions, Model
+from generator.sizing.layout import layout
+from generator.sizing.params import ParamCount
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,32 +26,36 @@ class FineTune:
         return self.weights_bytes + self.trainable_bytes + self.activation_bytes
 
 
-def adapted_matrices(model: Model, kind: LayerKind) -> list[tuple[int, int]]:
-    """(d_in, d_out) of the projections a LoRA adapts in one layer of ``kind`` (FFN excluded)."""
-    a = model.architecture
-    h = a.hidden_size
-    mla = model.attention.mla
-    if kind is LayerKind.LINEAR and model.attention.linear:
-        lin = model.attention.linear
-        k = lin.num_key_heads * lin.key_head_dim
-        v = lin.num_value_heads * lin.value_head_dim
-        return [(h, 2 * k + 2 * v), (h, 2 * lin.num_value_heads), (v, h)]
-    if kind is LayerKind.MAMBA and model.attention.mamba:
-        m = model.attention.mamba
-        return [(h, 2 * m.d_inner + 2 * m.n_groups * m.d_state + m.num_heads), (m.d_inner, h)]
-    if mla is not None:
-        qk = a.num_attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
-        q_proj = [(h, mla.q_lora_rank), (mla.q_lora_rank, qk)] if mla.q_lora_rank else [(h, qk)]
+def adapted_matrices(block: Mixer, h: int) -> list[tuple[int, int]]:
+    """(d_in, d_out) of the projections a LoRA adapts in one layer's mixer (FFN apart)."""
+    if isinstance(block, GatedDeltaNetBlock):
+        k = block.num_key_heads * block.key_head_dim
+        v = block.num_value_heads * block.value_head_dim
+        return [(h, 2 * k + 2 * v), (h, 2 * block.num_value_heads), (v, h)]
+    if isinstance(block, Mamba2Block):
+        return [(h, 2 * block.d_inner + 2 * block.n_groups * block.d_state + block.num_heads), (block.d_inner, h)]
+    if isinstance(block, MLABlock):
+        qk = block.heads * (block.qk_nope_head_dim + block.qk_rope_head_dim)
+        q_proj = [(h, block.q_lora_rank), (block.q_lora_rank, qk)] if block.q_lora_rank else [(h, qk)]
         return [
             *q_proj,
-            (h, mla.kv_lora_rank + mla.qk_rope_head_dim),
-            (mla.kv_lora_rank, a.num_attention_heads * (mla.qk_nope_head_dim + mla.v_head_dim)),
-            (a.num_attention_heads * mla.v_head_dim, h),
+            (h, block.kv_lora_rank + block.qk_rope_head_dim),
+            (block.kv_lora_rank, block.heads * (block.qk_nope_head_dim + block.v_head_dim)),
+            (block.heads * block.v_head_dim, h),
         ]
-    q = a.num_attention_heads * a.head_dim
-    kv = a.num_kv_heads * a.head_dim
-    gate = 2 if a.attention_output_gate else 1
-    return [(h, q * gate), (h, kv), (h, kv), (q, h)]
+    q = block.heads * block.head_dim
+    gate = {"none": 0, "element": block.heads * block.value_dim, "head": block.heads}[block.output_gate]
+    k = block.kv_heads * block.head_dim
+    values = [] if block.k_eq_v else [(h, block.kv_heads * block.value_dim)]
+    return [(h, q + gate), (h, k), *values, (block.heads * block.value_dim, h)]
+
+
+def _ffn_widths(block: FFN) -> list[int]:
+    """Widths of the FFNs a LoRA adapts in one layer: a dense block, or a MoE block's shared experts
+    and the dense MLP beside them (routed experts stay frozen)."""
+    if isinstance(block, DenseBlock):
+        return [block.intermediate]
+    return [w for w in (block.shared_intermediate, block.dense_beside) if w]
 
 
 def lora_params(model: Model, rank: int) -> int:
@@ -58,16 +64,14 @@ def lora_params(model: Model, rank: int) -> int:
     Each adapted d_in×d_out matrix gets r·(d_in + d_out) parameters. Routed experts stay frozen
     (what PEFT's all-linear target does for MoE expert tensors it cannot wrap).
     """
-    a = model.architecture
-    h = a.hidden_size
-    kinds = layer_kinds(model)
-    total = sum(rank * (d_in + d_out) for kind in kinds for d_in, d_out in adapted_matrices(model, kind))
-    ffn_projections = 3 if a.mlp_gated else 2
-    moe = model.moe
-    moe_layers = sum(moe.is_moe_layer(i) for i in range(a.num_layers)) if moe else 0
-    total += (a.num_layers - moe_layers) * rank * ffn_projections * (h + a.intermediate_size)
-    if moe is not None and moe.shared_expert_intermediate_size:
-        total += moe_layers * rank * ffn_projections * (h + moe.shared_expert_intermediate_size)
+    h = model.architecture.hidden_size
+    laid = layout(model)
+    total = 0
+    for block, n in laid.mixers:
+        total += n * sum(rank * (d_in + d_out) for d_in, d_out in adapted_matrices(block, h))
+    for ffn, n in laid.ffns:
+        projections = 3 if ffn.gated else 2
+        total += n * sum(rank * projections * (h + width) for width in _ffn_widths(ffn))
     return total
 
 

@@ -7,8 +7,10 @@ import math
 from collections.abc import Callable
 from typing import Literal
 
+from generator.content.blocks import AttentionBlock, GatedDeltaNetBlock, MLABlock
 from generator.content.schema import EngineProfile, FormatFamily, Hardware, HardwareKind, Model
 from generator.sizing.kv import KVCache, kv_cache
+from generator.sizing.layout import layout, tp_divides
 from generator.sizing.scenario import Scenario
 from generator.sizing.weights import WeightBytes
 
@@ -30,22 +32,32 @@ def usable_bytes_per_gpu(hw: Hardware, engine: EngineProfile) -> int:
 def tp_valid(model: Model, engine: EngineProfile, gpus: int) -> bool:
     """Whether ``gpus`` devices can split this model in this engine.
 
-    Tensor parallel shards attention heads: heads must divide evenly, and KV heads must divide
-    evenly or be replicated a whole number of times. Layer split needs one layer per device.
+    Tensor parallel shards every mixer's heads: attention heads must divide evenly, and KV heads
+    must divide evenly or be replicated a whole number of times (recurrent mixers: their heads and
+    groups). Layer split needs one layer per device.
     """
+    return split_blocker(model, engine, gpus) is None
+
+
+def split_blocker(model: Model, engine: EngineProfile, gpus: int) -> tuple[int, int] | None:
+    """(heads, KV heads) of the first mixer that keeps ``gpus`` devices from splitting the model, or
+    None when they can (a recurrent mixer gives its value and key heads, or its heads and groups)."""
     if gpus == 1:
-        return True
-    a = model.architecture
-    if engine.split == "none":
-        return False
-    if engine.split == "layer":
-        return gpus <= a.num_layers
-    if a.num_attention_heads % gpus:
-        return False
-    if model.attention.mla is not None:
-        return True
-    kv = a.num_kv_heads
-    return kv % gpus == 0 if gpus <= kv else gpus % kv == 0
+        return None
+    layers = model.architecture.num_layers
+    if engine.split == "layer" and gpus <= layers:
+        return None
+    for block, _ in layout(model).mixers:
+        if engine.split == "tensor" and tp_divides(block, gpus):
+            continue
+        if isinstance(block, AttentionBlock):
+            return block.heads, block.kv_heads
+        if isinstance(block, MLABlock):
+            return block.heads, model.architecture.num_kv_heads or block.heads
+        if isinstance(block, GatedDeltaNetBlock):
+            return block.num_value_heads, block.num_key_heads
+        return block.num_heads, block.n_groups
+    return (0, 0) if engine.split != "tensor" else None
 
 
 def runtime_bytes_per_gpu(model: Model, engine: EngineProfile, gpus: int, seqs: int) -> int:
@@ -56,7 +68,7 @@ def runtime_bytes_per_gpu(model: Model, engine: EngineProfile, gpus: int, seqs: 
         # f32 activations and logits of one micro-batch, plus the f32 output buffer per sequence.
         buffer = engine.batch_tokens * (a.hidden_size + a.vocab_size) * 4 + a.vocab_size * 4 * seqs
     elif engine.compute_buffer == "activation_profile":
-        buffer = engine.activation_bytes_moe if model.moe else engine.activation_bytes_dense
+        buffer = engine.activation_bytes_moe if model.is_moe else engine.activation_bytes_dense
     else:
         buffer = 0
     return fixed + buffer
@@ -159,8 +171,8 @@ def memory(
     kv_device = kv.total - kv_host
     if engine.split == "tensor" and g > 1:
         # MLA: every rank keeps the whole latent cache; GQA: heads split, replicated past n_kv.
-        share = 1.0 if model.attention.mla is not None else 1 / min(g, model.architecture.num_kv_heads)
-        kv_per_gpu = math.ceil(kv.attention_bytes * (1 - sc.offload) * share + kv.state_bytes * (1 - sc.offload) / g)
+        attention = kv.per_rank_attention(g, 1 - sc.offload)
+        kv_per_gpu = math.ceil(attention + kv.state_bytes * (1 - sc.offload) / g)
     else:
         kv_per_gpu = math.ceil(kv_device / g)
 

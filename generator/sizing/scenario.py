@@ -260,7 +260,7 @@ def calibration_for(facts: Facts, engine: str, hw: Hardware, model: Model) -> Ca
     were used, and whether each is extrapolated (looked up once per engine, device class and dense or
     MoE model)."""
     # A device with no published peak may have one implied by its chip's measurements: its chip's entry.
-    key = (engine, memory_class(hw), hardware_class(hw), bool(model.moe), hw.link, hw.compute_tflops or hw.chip)
+    key = (engine, memory_class(hw), hardware_class(hw), model.is_moe, hw.link, hw.compute_tflops or hw.chip)
     found = facts._calibrations.get(key)
     if found is None:
         found = facts._calibrations[key] = _calibration(facts, engine, hw, model)
@@ -274,11 +274,11 @@ def _calibration(facts: Facts, engine: str, hw: Hardware, model: Model) -> Calib
     dec, dec_note = pick(cal.decode_fits, engine, memory_class(hw))
     pre, pre_note = pick(cal.prefill_fits, engine, hardware_class(hw))
     efficiency = pre.compute_efficiency
-    if model.moe:
+    if model.is_moe:
         factor, moe_note = moe_factor(cal.moe_fits, engine)
         efficiency *= factor
         pre_note += f" {moe_note}"
-    tp = tp_fit(cal.tp_fits, engine, hw.link, bool(model.moe))
+    tp = tp_fit(cal.tp_fits, engine, hw.link, model.is_moe)
     implied = None if hw.compute_tflops else cal.implied_peak(hw.chip)
     if implied:
         pre_note += f" at the {implied.tflops:g} TFLOPS peak that {implied.rows} prefill measurements of its chip imply"

@@ -5,19 +5,12 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from generator.content.schema import Hardware, LayerKind, Model
+from generator.content.blocks import AttentionBlock
+from generator.content.schema import Hardware, Model
 from generator.sizing.kv import kv_read_per_token
-from generator.sizing.params import ParamCount, layer_count
+from generator.sizing.layout import attention_width, ffn_params, layout
+from generator.sizing.params import ParamCount
 from generator.sizing.weights import WeightBytes
-
-
-def _attention_width(model: Model) -> int:
-    """Sum over heads of the query-key and value widths: FLOPs per (query, key) pair / 2."""
-    a = model.architecture
-    mla = model.attention.mla
-    if mla is not None:
-        return a.num_attention_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim)
-    return a.num_attention_heads * a.head_dim * 2
 
 
 def experts_touched_fraction(num_experts: int, k: int, seqs: int) -> float:
@@ -29,23 +22,42 @@ def attention_flops(model: Model, tokens: int) -> float:
     """FLOPs of attention scores and weighted sums for a causal prompt of ``tokens``.
 
     QKᵀ and AV cost 2·d FLOPs per (query, key) pair each; a causal prompt has about N²/2 pairs in
-    a full layer and N·w − w²/2 in a sliding layer of window w. Linear layers add O(N) only.
+    a full layer and N·w − w²/2 in a sliding layer of window w. Recurrent layers add O(N) only.
     """
-    d = _attention_width(model)
     n = float(tokens)
-    w = model.attention.sliding_window
     pairs_full = n * n / 2
-    pairs_sliding = pairs_full if w is None or n <= w else n * w - w * w / 2
-    full, sliding = layer_count(model, LayerKind.FULL), layer_count(model, LayerKind.SLIDING)
-    return 2 * d * (full * pairs_full + sliding * pairs_sliding)
+    total = 0.0
+    for block, layers in layout(model).attention:
+        w = block.window if isinstance(block, AttentionBlock) else None
+        pairs = pairs_full if w is None or n <= w else n * w - w * w / 2
+        total += 2 * attention_width(block) * (layers * pairs)
+    return total
 
 
 def decode_attention_flops(model: Model, context: int) -> float:
     """FLOPs of attention for one new token against ``context`` cached tokens."""
-    d = _attention_width(model)
-    w = model.attention.sliding_window or context
-    full, sliding = layer_count(model, LayerKind.FULL), layer_count(model, LayerKind.SLIDING)
-    return 2.0 * d * (full * context + sliding * min(context, w))
+    total = 0.0
+    for block, layers in layout(model).attention:
+        w = block.window if isinstance(block, AttentionBlock) else None
+        total += 2.0 * attention_width(block) * (layers * (context if w is None else min(context, w)))
+    return total
+
+
+def experts_read_bytes(model: Model, weights: WeightBytes, seqs: int) -> float:
+    """Bytes of routed experts one decode step over ``seqs`` sequences reads: each MoE block's share of
+    the expert weights times the fraction of its experts the batch touches."""
+    moe = layout(model).moe
+    if not moe:
+        return 0.0
+    fractions = {experts_touched_fraction(b.experts, b.experts_per_token, seqs) for b, _ in moe}
+    if len(fractions) == 1:
+        return weights.experts * fractions.pop()
+    h = model.architecture.hidden_size
+    params = [
+        (n * ffn_params(b, h).experts, experts_touched_fraction(b.experts, b.experts_per_token, seqs)) for b, n in moe
+    ]
+    total = sum(p for p, _ in params)
+    return sum(weights.experts * p / total * f for p, f in params)
 
 
 def matmul_params(params: ParamCount) -> int:
@@ -123,9 +135,7 @@ def speed(
     tflops = hw.compute_tflops or cal.implied_tflops
     compute = (tflops or 0.0) * 1e12 * cal.compute_efficiency * _parallel(gpus, split, tp_efficiency)
 
-    moe = model.moe
-    touched = experts_touched_fraction(moe.num_experts, moe.experts_per_token, seqs) if moe else 0.0
-    experts_read = weights.experts * touched
+    experts_read = experts_read_bytes(model, weights, seqs)
     head = weights.per_token_read - weights.body - weights.experts_active - weights.small
     layered_read = weights.body + weights.small + experts_read
     kv_read = seqs * kv_read_per_token(model, kv_bytes, context, state_bytes_per_seq)

@@ -1,0 +1,328 @@
+"""A model's network as a block list: named block templates and a run-length layer schedule.
+
+A layer holds a mixer (attention of some kind, or a recurrent mixer) and/or a feed-forward block;
+either may be absent (Nemotron-H layers are one or the other). Blocks are named templates so a
+93-layer model stays a few lines; the schedule repeats units of ``[mixer, ffn]`` pairs, or spells a
+letter pattern (``MEMEM*E…``) with a map from letters to pairs.
+
+Pure data: the engine (generator/sizing/layout.py) expands a Network once per model and every output
+(parameters, weights, KV cache and state, speed) reads that one expansion. The older shorthand in a
+model file (``architecture`` geometry + ``attention`` + ``moe``) is turned into a Network by
+:func:`legacy_network`, so both descriptions size through the same rules.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal, Self
+
+from pydantic import Field, model_validator
+
+from generator.content.types import Frozen, Heads, Layers, Tokens, Width
+
+if TYPE_CHECKING:
+    from generator.content.schema import Architecture, Attention, MoE
+
+Count = Annotated[int, Field(ge=0, le=1_048_576)]
+BlockName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
+
+
+class AttentionBlock(Frozen):
+    """Softmax attention (MHA, GQA, MQA): K and V cached per KV head, for every token or a window."""
+
+    kind: Literal["attention"]
+    heads: Heads
+    kv_heads: Heads
+    head_dim: Width
+    # Width of one value head where it differs from the key's (None: head_dim).
+    v_head_dim: Width | None = None
+    # Sliding-window (or chunked local) attention: at most this many tokens attended and cached.
+    window: Tokens | None = None
+    # Keys double as values (Gemma 4's full layers): no V projection. Engines still cache V (vLLM copies
+    # K into the V cache; llama.cpp stores both), so the cache keeps both halves.
+    k_eq_v: bool = False
+    # An output gate on the attention result: one per element (Qwen3-Next: the q projection doubles)
+    # or one per head (Step 3.5's g_proj).
+    output_gate: Literal["none", "element", "head"] = "none"
+    qk_norm: bool = False
+    bias: bool = False
+    output_bias: bool = False
+    sinks: bool = False
+
+    @property
+    def value_dim(self) -> int:
+        """Width of one value head."""
+        return self.v_head_dim or self.head_dim
+
+    @model_validator(mode="after")
+    def _heads_group(self) -> Self:
+        if self.heads % self.kv_heads:
+            raise ValueError(f"heads ({self.heads}) must be a multiple of kv_heads ({self.kv_heads})")
+        return self
+
+
+class MLABlock(Frozen):
+    """Multi-head latent attention (DeepSeek V2/V3, Kimi, GLM-5): one latent (+ shared RoPE key) cached."""
+
+    kind: Literal["mla"]
+    heads: Heads
+    kv_lora_rank: Width
+    qk_rope_head_dim: Annotated[int, Field(ge=0, le=1_048_576)]
+    qk_nope_head_dim: Width
+    v_head_dim: Width
+    q_lora_rank: Width | None = None
+
+
+class GatedDeltaNetBlock(Frozen):
+    """Gated delta net (Qwen3-Next, Qwen3.5): a fixed recurrent state per sequence and a short conv."""
+
+    kind: Literal["gated_delta_net"]
+    num_key_heads: Heads
+    key_head_dim: Width
+    num_value_heads: Heads
+    value_head_dim: Width
+    conv_kernel: Annotated[int, Field(ge=1, le=64)]
+
+
+class Mamba2Block(Frozen):
+    """Mamba-2: a conv state and an SSM state per sequence."""
+
+    kind: Literal["mamba2"]
+    d_inner: Width
+    d_state: Width
+    n_groups: Heads
+    d_conv: Annotated[int, Field(ge=1, le=64)]
+    num_heads: Heads
+
+
+class DenseBlock(Frozen):
+    """A feed-forward block: gated (SwiGLU/GeGLU: gate, up, down) or not (up, down)."""
+
+    kind: Literal["dense"]
+    intermediate: Width
+    gated: bool = True
+    bias: bool = False
+
+
+class MoEBlock(Frozen):
+    """Mixture of experts: every expert resident; ``experts_per_token`` run per token.
+
+    ``shared_intermediate`` is the width of the shared experts together (one FFN of that width);
+    ``dense_beside`` the width of a dense MLP that runs beside the experts on every token (Gemma 4);
+    ``latent`` the width experts work in when they sit between a down and an up projection of the
+    hidden state (Nemotron 3 Super's latent MoE).
+    """
+
+    kind: Literal["moe"]
+    experts: Heads
+    experts_per_token: Heads
+    intermediate: Width
+    gated: bool = True
+    bias: bool = False
+    shared_experts: Count = 0
+    shared_intermediate: Count = 0
+    shared_gate: bool = False
+    router_bias: bool = False
+    dense_beside: Count = 0
+    latent: Width | None = None
+
+    @model_validator(mode="after")
+    def _k_le_e(self) -> Self:
+        if self.experts_per_token > self.experts:
+            raise ValueError(f"experts_per_token ({self.experts_per_token}) exceeds experts ({self.experts})")
+        if self.shared_experts and not self.shared_intermediate:
+            raise ValueError("shared_experts needs shared_intermediate (their width together)")
+        return self
+
+
+Mixer = AttentionBlock | MLABlock | GatedDeltaNetBlock | Mamba2Block
+FFN = DenseBlock | MoEBlock
+Block = Annotated[Mixer | FFN, Field(discriminator="kind")]
+MIXER_KINDS = frozenset({"attention", "mla", "gated_delta_net", "mamba2"})
+FFN_KINDS = frozenset({"dense", "moe"})
+
+# One layer: [mixer, ffn], either may be null.
+LayerSpec = tuple[BlockName | None, BlockName | None]
+
+
+class Repeat(Frozen):
+    """``unit`` (a list of layers) repeated ``repeat`` times."""
+
+    repeat: Layers = 1
+    unit: tuple[LayerSpec, ...] = Field(min_length=1, max_length=1024)
+
+
+class Pattern(Frozen):
+    """One layer per letter of ``pattern``; ``map`` says which [mixer, ffn] each letter is."""
+
+    pattern: Annotated[str, Field(min_length=1, max_length=1024)]
+    map: dict[Annotated[str, Field(min_length=1, max_length=1)], LayerSpec]
+
+    @model_validator(mode="after")
+    def _letters(self) -> Self:
+        unknown = sorted(set(self.pattern) - set(self.map))
+        if unknown:
+            raise ValueError(f"pattern letters {unknown} are not in map")
+        return self
+
+
+Run = Repeat | Pattern
+
+
+class MTP(Frozen):
+    """Multi-token-prediction layers shipped with the checkpoint: each is a decoder layer plus a
+    projection of [embedding; hidden] (2·hidden → hidden) and its norms. Engines load them only for
+    speculative decoding, so they count in the checkpoint, not in memory."""
+
+    layers: tuple[LayerSpec, ...] = Field(min_length=1, max_length=64)
+    # Whether each MTP layer has its own output head (else it shares the model's).
+    own_head: bool = False
+
+
+def expand(layers: tuple[Run, ...]) -> tuple[LayerSpec, ...]:
+    """Every layer's [mixer, ffn] in order."""
+    out: list[LayerSpec] = []
+    for run in layers:
+        if isinstance(run, Repeat):
+            out += list(run.unit) * run.repeat
+        else:
+            out += [run.map[letter] for letter in run.pattern]
+    return tuple(out)
+
+
+class Network(Frozen):
+    """The blocks of a model and the schedule that lays them out (see the module docstring)."""
+
+    blocks: dict[BlockName, Block] = Field(min_length=1, max_length=64)
+    layers: tuple[Run, ...] = Field(min_length=1, max_length=256)
+    mtp: MTP | None = None
+
+    @model_validator(mode="after")
+    def _names(self) -> Self:
+        specs = expand(self.layers) + (self.mtp.layers if self.mtp else ())
+        if len(specs) > 4096:
+            raise ValueError(f"the schedule expands to {len(specs)} layers (at most 4096)")
+        for mixer, ffn in specs:
+            if mixer is None and ffn is None:
+                raise ValueError("a layer needs a mixer or an FFN (both are null)")
+            for name, kinds, role in ((mixer, MIXER_KINDS, "mixer"), (ffn, FFN_KINDS, "FFN")):
+                if name is None:
+                    continue
+                block = self.blocks.get(name)
+                if block is None:
+                    raise ValueError(f"layer names block {name!r}, which `blocks` does not define")
+                if block.kind not in kinds:
+                    raise ValueError(f"block {name!r} ({block.kind}) is not a {role} (expected one of {sorted(kinds)})")
+        return self
+
+    def schedule(self) -> tuple[LayerSpec, ...]:
+        """Every layer's [mixer, ffn] names in order (MTP layers excluded)."""
+        return expand(self.layers)
+
+
+def _period(items: tuple[LayerSpec, ...]) -> tuple[LayerSpec, ...]:
+    """The shortest unit that repeats to ``items``."""
+    for n in range(1, len(items)):
+        if len(items) % n == 0 and all(items[i] == items[i % n] for i in range(len(items))):
+            return items[:n]
+    return items
+
+
+def runs(specs: tuple[LayerSpec, ...]) -> tuple[Repeat, ...]:
+    """A short run-length schedule for ``specs``: the whole as one repeated unit when it has a period,
+    else maximal runs of one repeated layer."""
+    unit = _period(specs)
+    if len(unit) < len(specs) or len(specs) == 1:
+        return (Repeat(repeat=len(specs) // len(unit), unit=unit),)
+    out: list[Repeat] = []
+    i = 0
+    while i < len(specs):
+        j = i
+        while j < len(specs) and specs[j] == specs[i]:
+            j += 1
+        out.append(Repeat(repeat=j - i, unit=(specs[i],)))
+        i = j
+    return tuple(out)
+
+
+def legacy_network(arch: Architecture, attention: Attention, moe: MoE | None) -> Network:
+    """The Network the shorthand description (one attention geometry, a layer-pattern string, a MoE
+    section) stands for: the same layers, blocks and parameters."""
+    blocks: dict[str, Mixer | FFN] = {}
+    assert arch.num_attention_heads and arch.num_kv_heads and arch.head_dim
+    mla = attention.mla
+    if mla is not None:
+        softmax: dict[str, Mixer] = {
+            "mla": MLABlock(
+                kind="mla",
+                heads=arch.num_attention_heads,
+                kv_lora_rank=mla.kv_lora_rank,
+                qk_rope_head_dim=mla.qk_rope_head_dim,
+                qk_nope_head_dim=mla.qk_nope_head_dim,
+                v_head_dim=mla.v_head_dim,
+                q_lora_rank=mla.q_lora_rank,
+            )
+        }
+    else:
+        common = {
+            "kind": "attention",
+            "heads": arch.num_attention_heads,
+            "kv_heads": arch.num_kv_heads,
+            "head_dim": arch.head_dim,
+            "output_gate": "element" if arch.attention_output_gate else "none",
+            "qk_norm": arch.qk_norm,
+            "bias": arch.attention_bias,
+            "output_bias": arch.attention_output_bias,
+            "sinks": arch.attention_sinks,
+        }
+        softmax = {"attn": AttentionBlock.model_validate(common)}
+        if "s" in attention.layer_pattern:
+            softmax["swa"] = AttentionBlock.model_validate({**common, "window": attention.sliding_window})
+    full_name = "mla" if mla is not None else "attn"
+    letters = {"f": full_name, "s": "mla" if mla is not None else "swa", "l": "gdn", "m": "mamba"}
+    blocks.update(softmax)
+    if attention.linear is not None and "l" in attention.layer_pattern:
+        lin = attention.linear
+        blocks["gdn"] = GatedDeltaNetBlock(
+            kind="gated_delta_net",
+            num_key_heads=lin.num_key_heads,
+            key_head_dim=lin.key_head_dim,
+            num_value_heads=lin.num_value_heads,
+            value_head_dim=lin.value_head_dim,
+            conv_kernel=lin.conv_kernel,
+        )
+    if attention.mamba is not None and "m" in attention.layer_pattern:
+        m = attention.mamba
+        blocks["mamba"] = Mamba2Block(
+            kind="mamba2",
+            d_inner=m.d_inner,
+            d_state=m.d_state,
+            n_groups=m.n_groups,
+            d_conv=m.d_conv,
+            num_heads=m.num_heads,
+        )
+    if arch.intermediate_size:
+        blocks["mlp"] = DenseBlock(
+            kind="dense", intermediate=arch.intermediate_size, gated=arch.mlp_gated, bias=arch.mlp_bias
+        )
+    if moe is not None:
+        shared = moe.shared_expert_intermediate_size if moe.shared_experts else 0
+        blocks["moe"] = MoEBlock(
+            kind="moe",
+            experts=moe.num_experts,
+            experts_per_token=moe.experts_per_token,
+            intermediate=moe.expert_intermediate_size,
+            gated=arch.mlp_gated,
+            bias=arch.mlp_bias,
+            shared_experts=moe.shared_experts if shared else 0,
+            shared_intermediate=shared,
+            shared_gate=moe.shared_expert_gate and bool(shared),
+            router_bias=moe.router_bias,
+        )
+    pattern = attention.layer_pattern
+    specs: list[LayerSpec] = []
+    for i in range(arch.num_layers):
+        mixer = letters[pattern[i % len(pattern)]]
+        ffn = "moe" if moe is not None and moe.is_moe_layer(i) else ("mlp" if arch.intermediate_size else None)
+        specs.append((mixer, ffn))
+    used = {name for spec in specs for name in spec if name}
+    return Network(blocks={k: v for k, v in blocks.items() if k in used}, layers=runs(tuple(specs)))

@@ -1,0 +1,276 @@
+"""A model's network expanded once: which blocks its layers use and how many of each, with one rule
+per block kind for every output (parameters by role, KV cache or state, attention FLOPs).
+
+Every layer with the same block is sized the same, so the layout keeps each distinct mixer and FFN
+with its layer count, in a fixed order (full attention, windowed attention, MLA, gated delta net,
+Mamba-2; then in order of first use), which keeps float sums identical run to run and in the browser
+(static/sizing.js walks the same order).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from generator.content.blocks import (
+    FFN,
+    AttentionBlock,
+    DenseBlock,
+    GatedDeltaNetBlock,
+    Mamba2Block,
+    Mixer,
+    MLABlock,
+    MoEBlock,
+)
+from generator.content.schema import EngineProfile, Model
+
+# The order distinct mixers are summed in (a windowed attention block sorts after a full one).
+_MIXER_ORDER = {"attention": 0, "attention_window": 1, "mla": 2, "gated_delta_net": 3, "mamba2": 4}
+
+
+def _mixer_rank(block: Mixer) -> int:
+    if isinstance(block, AttentionBlock) and block.window is not None:
+        return _MIXER_ORDER["attention_window"]
+    return _MIXER_ORDER[block.kind]
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Distinct blocks of a model with the number of layers using each."""
+
+    hidden: int
+    num_layers: int
+    mixers: tuple[tuple[Mixer, int], ...]
+    ffns: tuple[tuple[FFN, int], ...]
+    # MTP layers' blocks (counted in the checkpoint, never loaded by the engines sized here).
+    mtp_mixers: tuple[tuple[Mixer, int], ...]
+    mtp_ffns: tuple[tuple[FFN, int], ...]
+    mtp_layers: int
+    mtp_own_head: bool
+
+    @property
+    def attention(self) -> tuple[tuple[AttentionBlock | MLABlock, int], ...]:
+        """Softmax-attention mixers (those with a KV cache) and their layer counts."""
+        return tuple((b, n) for b, n in self.mixers if isinstance(b, AttentionBlock | MLABlock))
+
+    @property
+    def recurrent(self) -> tuple[tuple[GatedDeltaNetBlock | Mamba2Block, int], ...]:
+        """Recurrent mixers (a fixed state per sequence) and their layer counts."""
+        return tuple((b, n) for b, n in self.mixers if isinstance(b, GatedDeltaNetBlock | Mamba2Block))
+
+    @property
+    def moe(self) -> tuple[tuple[MoEBlock, int], ...]:
+        """MoE blocks and their layer counts."""
+        return tuple((b, n) for b, n in self.ffns if isinstance(b, MoEBlock))
+
+
+def _grouped(names: list[str | None]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for name in names:
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
+    return list(counts.items())
+
+
+_LAID_OUT: dict[int, tuple[Model, Layout]] = {}
+
+
+def layout(model: Model) -> Layout:
+    """The model's layers grouped by block (computed once per model per process)."""
+    hit = _LAID_OUT.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    net = model.net
+    blocks = net.blocks
+    specs = net.schedule()
+
+    def mixers(names: list[str | None]) -> tuple[tuple[Mixer, int], ...]:
+        found = [(blocks[n], c) for n, c in _grouped(names)]
+        ordered = sorted(range(len(found)), key=lambda i: (_mixer_rank(found[i][0]), i))  # type: ignore[arg-type]
+        return tuple((found[i][0], found[i][1]) for i in ordered)  # type: ignore[misc]
+
+    def ffns(names: list[str | None]) -> tuple[tuple[FFN, int], ...]:
+        return tuple((blocks[n], c) for n, c in _grouped(names))  # type: ignore[misc]
+
+    mtp = net.mtp.layers if net.mtp else ()
+    laid = Layout(
+        hidden=model.architecture.hidden_size,
+        num_layers=len(specs),
+        mixers=mixers([m for m, _ in specs]),
+        ffns=ffns([f for _, f in specs]),
+        mtp_mixers=mixers([m for m, _ in mtp]),
+        mtp_ffns=ffns([f for _, f in mtp]),
+        mtp_layers=len(mtp),
+        mtp_own_head=bool(net.mtp and net.mtp.own_head),
+    )
+    _LAID_OUT[id(model)] = (model, laid)
+    return laid
+
+
+def layer_counts(model: Model) -> dict[str, int]:
+    """Layers by how they mix tokens: ``f`` full attention (MLA included), ``s`` windowed attention,
+    ``l`` gated delta net, ``m`` Mamba-2 (kinds with no layer left out)."""
+    out: dict[str, int] = {}
+    for block, n in layout(model).mixers:
+        if isinstance(block, AttentionBlock) and block.window is not None:
+            letter = "s"
+        else:
+            letter = {"attention": "f", "mla": "f", "gated_delta_net": "l", "mamba2": "m"}[block.kind]
+        out[letter] = out.get(letter, 0) + n
+    return out
+
+
+# --- parameters -------------------------------------------------------------------------------------
+
+
+def mixer_params(block: Mixer, h: int) -> tuple[int, int]:
+    """(matrix params, small params: biases, norms, gates' vectors) of one layer's mixer."""
+    if isinstance(block, AttentionBlock):
+        return _attention_params(block, h)
+    if isinstance(block, MLABlock):
+        return _mla_params(block, h)
+    if isinstance(block, GatedDeltaNetBlock):
+        k = block.num_key_heads * block.key_head_dim
+        v = block.num_value_heads * block.value_head_dim
+        matrices = h * (2 * k + 2 * v) + h * 2 * block.num_value_heads + v * h
+        small = (2 * k + v) * block.conv_kernel + 2 * block.num_value_heads + block.value_head_dim
+        return matrices, small
+    conv_dim = block.d_inner + 2 * block.n_groups * block.d_state
+    matrices = h * (2 * block.d_inner + 2 * block.n_groups * block.d_state + block.num_heads) + block.d_inner * h
+    small = conv_dim * block.d_conv + conv_dim + 3 * block.num_heads + block.d_inner
+    return matrices, small
+
+
+def _attention_params(b: AttentionBlock, h: int) -> tuple[int, int]:
+    q_out = b.heads * b.head_dim
+    k_out = b.kv_heads * b.head_dim
+    v_out = 0 if b.k_eq_v else b.kv_heads * b.value_dim
+    o_in = b.heads * b.value_dim
+    gate = {"none": 0, "element": o_in, "head": b.heads}[b.output_gate]
+    matrices = h * (q_out + gate + k_out + v_out) + o_in * h
+    small = 0
+    if b.bias:
+        small += q_out + gate + k_out + v_out
+    if b.qk_norm:
+        small += 2 * b.head_dim
+    if b.output_bias:
+        small += h
+    if b.sinks:
+        small += b.heads
+    return matrices, small
+
+
+def _mla_params(b: MLABlock, h: int) -> tuple[int, int]:
+    qk = b.qk_nope_head_dim + b.qk_rope_head_dim
+    small = 0
+    if b.q_lora_rank:
+        q = h * b.q_lora_rank + b.q_lora_rank * b.heads * qk
+        small += b.q_lora_rank
+    else:
+        q = h * b.heads * qk
+    kv = h * (b.kv_lora_rank + b.qk_rope_head_dim) + b.kv_lora_rank * b.heads * (b.qk_nope_head_dim + b.v_head_dim)
+    small += b.kv_lora_rank
+    o = b.heads * b.v_head_dim * h
+    return q + kv + o, small
+
+
+def ffn_matrix(h: int, inter: int, gated: bool, bias: bool) -> tuple[int, int]:
+    """(matrix params, bias params) of one feed-forward network of width ``inter``."""
+    matrices = (3 if gated else 2) * h * inter
+    small = ((2 if gated else 1) * inter + h) if bias else 0
+    return matrices, small
+
+
+@dataclasses.dataclass(frozen=True)
+class FFNParams:
+    """Parameters of one layer's FFN block by role."""
+
+    dense: int
+    shared: int
+    experts: int
+    experts_active: int
+    small: int
+
+
+def ffn_params(block: FFN, h: int) -> FFNParams:
+    """One layer's FFN parameters by role: a dense block is all ``dense``; a MoE block splits routed
+    experts (all, and the active ones), shared experts, the dense MLP beside them, and its latent
+    projections (counted with the shared, always-read weights)."""
+    if isinstance(block, DenseBlock):
+        m, s = ffn_matrix(h, block.intermediate, block.gated, block.bias)
+        return FFNParams(dense=m, shared=0, experts=0, experts_active=0, small=s)
+    width = block.latent or h
+    one_m, one_s = ffn_matrix(width, block.intermediate, block.gated, block.bias)
+    # Expert biases are tiny; they count as small tensors, all resident, read only for active experts.
+    small = block.experts * one_s + h * block.experts + (block.experts if block.router_bias else 0)
+    shared = 0
+    if block.shared_intermediate:
+        m, s = ffn_matrix(h, block.shared_intermediate, block.gated, block.bias)
+        shared += m
+        small += s + (h if block.shared_gate else 0)
+    dense = 0
+    if block.dense_beside:
+        dense, s = ffn_matrix(h, block.dense_beside, block.gated, block.bias)
+        small += s
+    if block.latent:
+        shared += 2 * h * block.latent
+    return FFNParams(
+        dense=dense,
+        shared=shared,
+        experts=block.experts * one_m,
+        experts_active=block.experts_per_token * one_m,
+        small=small,
+    )
+
+
+# --- KV cache and state -----------------------------------------------------------------------------
+
+
+def kv_elements_per_token(block: AttentionBlock | MLABlock) -> int:
+    """Elements of KV cache one token takes in one layer of ``block``.
+
+    GQA/MHA keep K and V for every KV head (both halves also where keys double as values: the
+    engines cache V all the same); MLA keeps one compressed latent plus the shared RoPE key (no ×2,
+    no heads).
+    """
+    if isinstance(block, MLABlock):
+        return block.kv_lora_rank + block.qk_rope_head_dim
+    return block.kv_heads * (block.head_dim + block.value_dim)
+
+
+def state_bytes_per_seq_layer(block: GatedDeltaNetBlock | Mamba2Block, engine: EngineProfile) -> float:
+    """Bytes of fixed recurrent state one sequence holds in one gated-delta-net or Mamba-2 layer."""
+    if isinstance(block, GatedDeltaNetBlock):
+        conv = (2 * block.num_key_heads * block.key_head_dim + block.num_value_heads * block.value_head_dim) * (
+            block.conv_kernel - 1
+        )
+        ssm = block.num_value_heads * block.value_head_dim * block.key_head_dim
+        return conv * engine.state_conv_bytes + ssm * engine.state_ssm_bytes
+    conv = (block.d_conv - 1) * (block.d_inner + 2 * block.n_groups * block.d_state)
+    return conv * engine.state_conv_bytes + block.d_state * block.d_inner * engine.state_ssm_bytes
+
+
+def attention_width(block: AttentionBlock | MLABlock) -> int:
+    """Sum over heads of the query-key and value widths: FLOPs per (query, key) pair / 2."""
+    if isinstance(block, MLABlock):
+        return block.heads * (block.qk_nope_head_dim + block.qk_rope_head_dim + block.v_head_dim)
+    return block.heads * (block.head_dim + block.value_dim)
+
+
+def kv_split_share(block: AttentionBlock | MLABlock, gpus: int) -> float:
+    """The share of a layer's KV cache one of ``gpus`` tensor-parallel ranks holds: heads split, and
+    replicated past the KV head count; an MLA latent is replicated whole on every rank."""
+    if isinstance(block, MLABlock):
+        return 1.0
+    return 1 / min(gpus, block.kv_heads)
+
+
+def tp_divides(block: Mixer, gpus: int) -> bool:
+    """Whether tensor parallelism over ``gpus`` ranks can split this mixer's heads evenly."""
+    if isinstance(block, AttentionBlock):
+        kv = block.kv_heads
+        return block.heads % gpus == 0 and (kv % gpus == 0 if gpus <= kv else gpus % kv == 0)
+    if isinstance(block, MLABlock):
+        return block.heads % gpus == 0
+    if isinstance(block, GatedDeltaNetBlock):
+        return block.num_key_heads % gpus == 0 and block.num_value_heads % gpus == 0
+    return block.num_heads % gpus == 0 and (block.n_groups % gpus == 0 or gpus % block.n_groups == 0)
