@@ -136,7 +136,9 @@ def test_new_model_scaffold_round_trips_and_blocks_check_content(tmp_path: Path)
     ]
     assert main(argv) == 0
     text = (content / "models" / "gemma-3-27b-it.yaml").read_text()
-    assert "layer_pattern: sssssf" in text and "sliding_window: 1024" in text and "TODO" in text
+    assert "- {repeat: 10, unit: [[swa, mlp], [swa, mlp], [swa, mlp], [swa, mlp], [swa, mlp], [attn, mlp]]}" in text
+    assert "swa: {kind: attention, heads: 32, kv_heads: 16, head_dim: 128, window: 1024, qk_norm: true}" in text
+    assert "TODO" in text
     assert main(["--content", str(content), "check-content"]) == 2  # TODOs are not valid content
     filled = (
         text.replace("organization: TODO", "organization: Google")
@@ -173,8 +175,11 @@ def test_new_model_reads_qwen3_5_hybrid_moe_without_hand_edits() -> None:
 
     cfg = json.loads((FIXTURES / "qwen3.5-397b-a17b-config.json").read_text())
     model = model_from_config(cfg, name="Qwen3.5-397B-A17B", source="https://huggingface.co/Qwen/Qwen3.5-397B-A17B")
-    arch = model.architecture
-    assert (arch.model_type, arch.qk_norm, arch.attention_output_gate) == ("qwen3_5_moe_text", True, True)
-    assert model.attention is not None and model.attention.layer_pattern == "lllf"
-    assert model.moe is not None and model.moe.shared_expert_gate and model.moe.extra_layers_not_loaded == 1
+    attn, moe = model.net.blocks["attn"], model.net.blocks["moe"]
+    assert model.architecture.model_type == "qwen3_5_moe_text"
+    assert attn.kind == "attention" and attn.qk_norm and attn.output_gate == "element"
+    assert [r.model_dump() for r in model.net.layers] == [
+        {"repeat": 15, "unit": (("gdn", "moe"),) * 3 + (("attn", "moe"),)}
+    ]
+    assert moe.kind == "moe" and moe.shared_gate and model.net.mtp is not None and len(model.net.mtp.layers) == 1
     assert count_params(model).total == 396_346_350_336

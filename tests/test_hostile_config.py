@@ -174,11 +174,11 @@ needs_schema_bounds = pytest.mark.skipif(
         ({"model_type": None, "architectures": [None]}, "architectures[0] must be a string, got null"),
         ({"layer_types": "sliding_attention"}, 'layer_types must be a list of strings, got "sliding_attention"'),
         ({"layer_types": ["full_attention", ["sliding_attention"]]}, "layer_types[1] must be a string, got a list"),
-        ({"layer_types": ["sliding_attention"], "sliding_window": None}, "sliding_window is missing"),
-        ({"layer_types": ["sliding_attention"], "sliding_window": 0}, "sliding_window must be a positive integer"),
+        ({"layer_types": ["sliding_attention"] * 64, "sliding_window": None}, "sliding_window is missing"),
+        ({"layer_types": ["sliding_attention"] * 64, "sliding_window": 0}, "sliding_window must be a positive integer"),
         ({"num_hidden_layers": None}, "none of num_hidden_layers, n_layer, num_layers is given"),
-        ({"num_key_value_heads": 3}, "num_attention_heads (40) must be a multiple of num_kv_heads (3)"),
-        ({"num_experts": 8}, "moe_intermediate_size is missing"),
+        ({"num_key_value_heads": 3}, "num_attention_heads (40) must be a multiple of num_key_value_heads (3)"),
+        ({"num_experts": 8}, "none of moe_intermediate_size, expert_intermediate_size is given"),
         ({"num_experts": 8, "moe_intermediate_size": 64}, "none of num_experts_per_tok"),
         ({"text_config": [1, 2]}, "text_config must be an object, got a list of 2"),
         ({"text_config": "qwen2"}, 'text_config must be an object, got "qwen2"'),
@@ -206,7 +206,7 @@ def test_bad_value_names_the_key(tmp_path: Path, patch: dict[str, Any], expected
         ({"vocab_size": 10**30}, "vocab_size"),
         ({"max_position_embeddings": 2**80}, "max_position_embeddings"),
         ({"num_experts": 10**9, "moe_intermediate_size": 64, "num_experts_per_tok": 2}, "num_experts"),
-        ({"layer_types": ["sliding_attention"], "sliding_window": 10**18}, "sliding_window"),
+        ({"layer_types": ["sliding_attention"] * 64, "sliding_window": 10**18}, "sliding_window"),
     ],
 )
 def test_absurd_size_names_the_key(tmp_path: Path, patch: dict[str, Any], key: str) -> None:
@@ -299,9 +299,10 @@ def test_missing_model_type_is_inferred_from_architectures(tmp_path: Path, seed:
 
 def test_inferred_qwen2_keeps_its_qkv_biases_and_mixtral_its_expert_size(tmp_path: Path) -> None:
     qwen = load_config(write(tmp_path, without(QWEN, "model_type")))
-    assert qwen.architecture.model_type == "qwen2" and qwen.architecture.attention_bias
-    mixtral = load_config(write(tmp_path, without(MIXTRAL, "model_type")))
-    assert mixtral.moe is not None and mixtral.moe.expert_intermediate_size == 14336
+    attn = qwen.net.blocks["attn"]
+    assert qwen.architecture.model_type == "qwen2" and attn.kind == "attention" and attn.bias
+    moe = load_config(write(tmp_path, without(MIXTRAL, "model_type"))).net.blocks["moe"]
+    assert moe.kind == "moe" and moe.intermediate == 14336
 
 
 def test_multimodal_without_any_model_type_reads_as_gemma3(tmp_path: Path) -> None:
@@ -310,7 +311,7 @@ def test_multimodal_without_any_model_type_reads_as_gemma3(tmp_path: Path) -> No
     assert model.architecture.model_type == "gemma3"
     given = load_config(write(tmp_path, GEMMA))
     assert model.architecture.model_copy(update={"model_type": "gemma3_text"}) == given.architecture
-    assert model.attention == given.attention
+    assert model.net == given.net
 
 
 @pytest.mark.parametrize(
@@ -324,25 +325,42 @@ def test_multimodal_without_any_model_type_reads_as_gemma3(tmp_path: Path) -> No
 )
 def test_config_reads_as_the_catalog_model(tmp_path: Path, catalog: Catalog, seed: dict[str, Any], slug: str) -> None:
     model, known = load_config(write(tmp_path, seed)), catalog.model(slug)
-    assert (model.architecture, model.attention, model.moe) == (known.architecture, known.attention, known.moe)
+    # The same network, and the same global shape (the file spells the geometry as blocks).
+    assert model.net.blocks == known.net.blocks and model.net.schedule() == known.net.schedule()
+    globals_ = ("model_type", "num_layers", "hidden_size", "vocab_size", "max_context", "tie_word_embeddings")
+    assert all(getattr(model.architecture, k) == getattr(known.architecture, k) for k in globals_)
     assert model.sources == (str(tmp_path / "config.json"),)
 
 
 def test_shapes_reach_every_reader(tmp_path: Path) -> None:
     gpt_oss = load_config(write(tmp_path, GPT_OSS_LIKE))
     # layer_types lists 24 alternating layers: the pattern is their repeating unit.
-    assert gpt_oss.attention.layer_pattern == "sf" and gpt_oss.attention.sliding_window == 128
+    assert mixers(gpt_oss) == "sf" * 12 and window(gpt_oss) == 128
     qwen3_next = load_config(write(tmp_path, QWEN3_NEXT_LIKE))
-    assert qwen3_next.architecture.model_type == "qwen3_next" and qwen3_next.attention.layer_pattern == "lllf"
-    assert qwen3_next.attention.linear is not None and qwen3_next.attention.linear.num_value_heads == 32
+    assert qwen3_next.architecture.model_type == "qwen3_next" and mixers(qwen3_next) == "lllf" * 12
+    gdn = qwen3_next.net.blocks["gdn"]
+    assert gdn.kind == "gated_delta_net" and gdn.num_value_heads == 32
     llama4 = load_config(write(tmp_path, LLAMA4_LIKE))
-    assert llama4.attention.layer_pattern == "sssf" * 12 and llama4.attention.sliding_window == 8192
-    assert llama4.moe is not None and llama4.moe.shared_experts == 1
+    assert mixers(llama4) == "sssf" * 12 and window(llama4) == 8192
+    moe = llama4.net.blocks["moe"]
+    assert moe.kind == "moe" and moe.shared_experts == 1
 
 
 def test_periods_longer_than_the_model_are_cut_to_it(tmp_path: Path) -> None:
     model = load_config(write(tmp_path, QWEN3_NEXT_LIKE | {"full_attention_interval": 10**15}))
-    assert model.attention.layer_pattern == "l" * 48
+    assert mixers(model) == "l" * 48
+
+
+def mixers(model: Model) -> str:
+    """Each layer's mixer as a letter: f full attention, s sliding, l gated delta net, m Mamba-2."""
+    letters = {"gdn": "l", "mamba": "m", "swa": "s"}
+    return "".join(letters.get(m or "", "f") for m, _ in model.net.schedule())
+
+
+def window(model: Model) -> int | None:
+    """The sliding window of the model's windowed attention block."""
+    block = model.net.blocks["swa"]
+    return block.window if block.kind == "attention" else None
 
 
 # --- properties: random values and mutated real configs ---------------------------------------------------------

@@ -219,21 +219,40 @@ class Network(Frozen):
         return expand(self.layers)
 
 
-def _period(items: tuple[LayerSpec, ...]) -> tuple[LayerSpec, ...]:
-    """The shortest unit that repeats to ``items``."""
-    for n in range(1, len(items)):
-        if len(items) % n == 0 and all(items[i] == items[i % n] for i in range(len(items))):
-            return items[:n]
-    return items
+def _period(items: tuple[LayerSpec, ...]) -> int:
+    """The shortest p with items[i] == items[i % p] for every i (the whole length when none is shorter
+    than half of it)."""
+    for p in range(1, len(items) // 2 + 1):
+        if all(items[i] == items[i % p] for i in range(len(items))):
+            return p
+    return len(items)
 
 
-def runs(specs: tuple[LayerSpec, ...]) -> tuple[Repeat, ...]:
-    """A short run-length schedule for ``specs``: the whole as one repeated unit when it has a period,
-    else maximal runs of one repeated layer."""
-    unit = _period(specs)
-    if len(unit) < len(specs) or len(specs) == 1:
-        return (Repeat(repeat=len(specs) // len(unit), unit=unit),)
-    out: list[Repeat] = []
+# Letters for a pattern schedule (Nemotron-H's own: M Mamba, * attention, E experts, - MLP).
+_LETTERS = {"mamba2": "M", "attention": "*", "mla": "*", "moe": "E", "dense": "-"}
+
+
+def runs(specs: tuple[LayerSpec, ...], blocks: dict[str, Block] | None = None) -> tuple[Run, ...]:
+    """A short schedule for ``specs``: a repeated unit (and the unit's first layers for what remains)
+    when the layers are periodic; else a letter pattern when ``blocks`` are given; else runs of one
+    repeated layer."""
+    p = _period(specs)
+    if p < len(specs) or len(specs) == 1:
+        out: list[Run] = [Repeat(repeat=len(specs) // p, unit=specs[:p])]
+        if len(specs) % p:
+            out.append(Repeat(repeat=1, unit=specs[: len(specs) % p]))
+        return tuple(out)
+    if blocks is not None:
+        letters: dict[LayerSpec, str] = {}
+        for spec in specs:
+            if spec in letters:
+                continue
+            names = [n for n in spec if n]
+            preferred = _LETTERS.get(blocks[names[0]].kind, "") if len(names) == 1 else ""
+            free = [c for c in preferred + "ABCDFGHIJKLNOPQRSTUVWXYZ" if c not in letters.values()]
+            letters[spec] = free[0]
+        return (Pattern(pattern="".join(letters[s] for s in specs), map={v: k for k, v in letters.items()}),)
+    out = []
     i = 0
     while i < len(specs):
         j = i

@@ -15,7 +15,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from generator.content.blocks import FFN_KINDS, MIXER_KINDS, Block, BlockName, runs
 from generator.content.schema import Architecture, Model
+from generator.content.types import Frozen
 
 # Real config.json files are a few KB; anything this large is not one.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -29,6 +31,15 @@ _SHARED_EXPERT_GATE_TYPES = {"qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_
 _FOUR_NORM_TYPES = {"gemma2", "gemma3", "gemma3_text", "olmo2"}
 # Types where experts use `intermediate_size` (there is no separate moe_intermediate_size).
 _EXPERTS_USE_INTERMEDIATE = {"mixtral", "gpt_oss", "phimoe", "jamba", "llama4_text", "llama4", "minimax_m2"}
+
+_BLOCK_KINDS = MIXER_KINDS | FFN_KINDS
+
+
+class _BlockSet(Frozen):
+    """Blocks checked on their own, before a schedule uses them."""
+
+    blocks: dict[BlockName, Block]
+
 
 # Suffixes of transformers class names in `architectures`, longest first.
 _CLASS_SUFFIXES = ("ForConditionalGeneration", "ForCausalLM", "LMHeadModel", "Model")
@@ -109,9 +120,12 @@ class _Keys:
         self.data = data
         self.prefix = prefix
         self.origin = origin
+        # Every key a reader looked at (SIZE_KEYS left out of it are refused).
+        self.consumed: set[str] = set()
 
     def _find(self, keys: tuple[str, ...]) -> tuple[str, Any]:
         """The first of ``keys`` with a non-null value, as (its name, value); the first name and None if none."""
+        self.consumed.update(keys)
         for key in keys:
             if self.data.get(key) is not None:
                 return self.prefix + key, self.data[key]
@@ -194,55 +208,416 @@ def _model_type(text: _Keys, top: _Keys) -> tuple[str, str]:
     return "unknown", "model_type"
 
 
-def _every(period: int, layers: int, other: str) -> str:
-    """``period - 1`` layers of ``other`` then one full-attention layer, cut to ``layers`` letters."""
-    if period > layers:
-        return other * layers
-    return other * (period - 1) + "f"
+# Letters of a layer's mixer: f full attention, s sliding (or chunked) attention, l gated delta net,
+# m Mamba-2, - none (Nemotron-H's FFN-only layers).
+_LAYER_TYPE_LETTERS = (("sliding", "s"), ("chunked", "s"), ("linear", "l"), ("mamba", "m"))
+# Known `layer_types` entries: anything else is an attention kind this reader does not size.
+_LAYER_TYPES = {"full_attention", "attention", "sliding_attention", "chunked_attention", "linear_attention", "mamba"}
+
+# Keys that change a model's size or cache and that no reader here consumes: a config holding one is refused
+# with the key named, never sized silently wrong. (A key with a null, zero, false or empty value is harmless.)
+SIZE_KEYS = (
+    "compress_ratios",
+    "compress_rope_theta",
+    "o_lora_rank",
+    "o_groups",
+    "num_hash_layers",
+    "hc_mult",
+    "hc_count",
+    "hc_lowrank",
+    "index_n_heads",
+    "index_head_dim",
+    "index_topk",
+    "indexer_types",
+    "indexer_n_heads",
+    "indexer_head_dim",
+    "index_source_layer_ids",
+    "kv_source_layer_ids",
+    "num_kv_shared_layers",
+    "hidden_size_per_layer_input",
+    "ple_layer_ids",
+    "ngram_vocab_size_base",
+    "engram_num_embeddings",
+    "engram_layer_ids",
+    "linear_attn_config",
+    "kda_layers",
+    "full_attn_layers",
+    "block_configs",
+    "use_double_wide_mlp",
+    "mla_use_output_gate",
+    "attn_residual_block_size",
+    "mlp_layer_types",
+    "dense_layers",
+    "attention_other_setting",
+    "num_attention_groups",
+    "moe_num_experts",
+    "moe_top_k",
+    "top_k_experts",
+    "enable_moe_block",
+    "moe_latent_size",
+    "hybrid_override_pattern",
+    "mtp_hybrid_override_pattern",
+    "moe_layers_enum",
+    "share_expert_dim",
+    "moe_shared_expert_intermediate_size",
+    "num_global_key_value_heads",
+    "global_head_dim",
+    "attention_k_eq_v",
+    "expert_intermediate_size",
+    "num_nextn_predict_layers",
+    "mtp_num_hidden_layers",
+    "num_mtp_modules",
+    "use_head_wise_attn_gate",
+    "kv_lora_rank",
+    "q_lora_rank",
+    "linear_num_value_heads",
+    "mamba_num_heads",
+    "layers_block_type",
+)
+# Model types whose MTP layers carry their own output head (Step 3.5: three head tensors in the checkpoint).
+_MTP_OWN_HEAD_TYPES = {"step3p5"}
 
 
-def _letter(layer_type: str) -> str:
-    """The layer_pattern letter of one ``layer_types`` entry."""
-    for word, letter in (("sliding", "s"), ("linear", "l"), ("mamba", "m")):
-        if word in layer_type:
-            return letter
-    return "f"
-
-
-def _period(letters: str) -> str:
-    """The shortest unit that repeats to ``letters`` (``lllflllf`` -> ``lllf``): the pattern's own form."""
-    for n in range(1, len(letters)):
-        if all(letters[i] == letters[i % n] for i in range(len(letters))):
-            return letters[:n]
-    return letters
-
-
-def _pattern(text: _Keys, layers: int) -> tuple[str, int | None]:
-    """Layer pattern letters (at most ``layers``) and the sliding window, from layer_types / patterns / intervals.
-
-    The pattern repeats to num_layers, so cutting it to ``layers`` letters keeps its meaning.
-    """
+def _letters_from(text: _Keys, layers: int) -> tuple[list[str], int | None]:
+    """Each layer's mixer letter and the sliding window, from the first schedule key the config has."""
+    pattern = text.text("hybrid_override_pattern")
+    if pattern is not None:
+        return _nemotron_letters(text, pattern, layers), None
     types = text.strings("layer_types")
     if types:
-        letters = _period("".join(_letter(t) for t in types[:layers]))
-        window = text.integer("sliding_window", to="attention.sliding_window") if "s" in letters else None
+        if len(types) < layers:
+            raise ConfigError(f"{text.prefix}layer_types lists {len(types)} layers, the model has {layers}")
+        for t in types[:layers]:
+            if t not in _LAYER_TYPES:
+                raise ConfigError(f"{text.prefix}layer_types holds {_show(t)}, an attention kind not sized here")
+        letters = [next((ch for word, ch in _LAYER_TYPE_LETTERS if word in t), "f") for t in types[:layers]]
+        window = text.integer("sliding_window", to="network.blocks.swa.window") if "s" in letters else None
         return letters, window
     interval = text.integer("full_attention_interval", default=0, minimum=0)
     if interval and text.integer("linear_num_value_heads", default=0, minimum=0):
-        return _every(interval, layers, "l"), None
-    chunk = text.integer("attention_chunk_size", default=0, minimum=0, to="attention.sliding_window")
+        return ["f" if (i + 1) % interval == 0 else "l" for i in range(layers)], None
+    chunk = text.integer("attention_chunk_size", default=0, minimum=0, to="network.blocks.swa.window")
     flags = text.bits("no_rope_layers") if chunk else []
     if flags:
         # Llama 4: chunked local attention on the RoPE layers (no_rope_layers[i] == 1), global on the rest;
         # memory-wise a chunk behaves like a sliding window of its size.
-        return "".join("s" if flag else "f" for flag in flags[:layers]), chunk
+        if len(flags) < layers:
+            raise ConfigError(f"{text.prefix}no_rope_layers lists {len(flags)} layers, the model has {layers}")
+        return ["s" if flag else "f" for flag in flags[:layers]], chunk
     period = text.integer("sliding_window_pattern", default=0, minimum=0)
-    window = text.integer("sliding_window", default=0, minimum=0, to="attention.sliding_window") if period else 0
+    window = text.integer("sliding_window", default=0, minimum=0, to="network.blocks.swa.window") if period else 0
     if period and window:
-        return _every(period, layers, "s"), window
+        return ["f" if (i + 1) % period == 0 else "s" for i in range(layers)], window
     # A plain `sliding_window` on every layer (Mistral 7B v0.1) is ignored by llama.cpp and Ollama;
     # counting it as full attention is the safe side.
-    return "f", None
+    return ["f"] * layers, None
+
+
+def _nemotron_letters(text: _Keys, pattern: str, layers: int) -> list[str]:
+    """Nemotron-H's ``hybrid_override_pattern``: M Mamba-2, * attention, E MoE, - MLP; one block per layer."""
+    name = text.prefix + "hybrid_override_pattern"
+    if len(pattern) != layers:
+        raise ConfigError(f"{name} has {len(pattern)} letters, the model has {layers} layers")
+    bad = sorted(set(pattern) - set("M*E-"))
+    if bad:
+        raise ConfigError(f"{name} holds {_show(bad[0])}; expected M, *, E or -")
+    return [{"M": "m", "*": "f", "E": "E", "-": "D"}[ch] for ch in pattern]
+
+
+def _attention_blocks(text: _Keys, model_type: str, letters: list[str], window: int | None) -> dict[str, Any]:
+    """The softmax-attention blocks the letters use (``attn`` full, ``swa`` sliding; ``mla`` for MLA)."""
+    heads = text.integer("num_attention_heads", "n_head", to="network.blocks.attn.heads")
+    hidden = text.integer("hidden_size", "d_model", "n_embd")
+    groups = text.integer("num_attention_groups", default=0, minimum=0)
+    kv_heads = text.integer(
+        "num_key_value_heads", "num_kv_heads", default=groups or heads, to="network.blocks.attn.kv_heads"
+    )
+    head_dim = text.integer("head_dim", default=hidden // heads, to="network.blocks.attn.head_dim")
+    if text.integer("kv_lora_rank", default=0, minimum=0):
+        q_lora = text.integer("q_lora_rank", default=0, minimum=0, to="network.blocks.mla.q_lora_rank")
+        mla = {
+            "kind": "mla",
+            "heads": heads,
+            "kv_lora_rank": text.integer("kv_lora_rank", to="network.blocks.mla.kv_lora_rank"),
+            "qk_rope_head_dim": text.integer("qk_rope_head_dim", minimum=0, to="network.blocks.mla.qk_rope_head_dim"),
+            "qk_nope_head_dim": text.integer("qk_nope_head_dim", to="network.blocks.mla.qk_nope_head_dim"),
+            "v_head_dim": text.integer("v_head_dim", to="network.blocks.mla.v_head_dim"),
+            "q_lora_rank": q_lora or None,
+        }
+        if "s" in letters:
+            raise ConfigError(f"{text.prefix}layer_types: sliding layers with latent attention are not sized here")
+        return {"mla": mla}
+    bias = text.flag("attention_bias", "qkv_bias")
+    gate = text.flag("attn_output_gate")
+    head_gate = text.flag("use_head_wise_attn_gate")
+    common: dict[str, Any] = {
+        "kind": "attention",
+        "heads": heads,
+        "kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "output_gate": "head"
+        if head_gate
+        else "element"
+        if (gate or (gate is None and model_type == "qwen3_next"))
+        else "none",
+        "qk_norm": model_type in _QK_NORM_TYPES or bool(text.flag("use_qk_norm")),
+        "bias": model_type in _QKV_BIAS_TYPES if bias is None else bias,
+        "output_bias": model_type == "gpt_oss",
+        "sinks": model_type == "gpt_oss",
+    }
+    full = dict(common)
+    # Gemma 4: full layers have their own KV heads and head size, and keys that double as values.
+    for field, key, default in (
+        ("kv_heads", "num_global_key_value_heads", kv_heads),
+        ("head_dim", "global_head_dim", head_dim),
+    ):
+        given = text.data.get(key) is not None
+        full[field] = text.integer(key, default=default, to=f"network.blocks.attn.{field}" if given else "")
+    full["k_eq_v"] = bool(text.flag("attention_k_eq_v"))
+    blocks: dict[str, Any] = {}
+    for geometry in (common, full):
+        if geometry["heads"] % geometry["kv_heads"]:
+            kv_key = (
+                "num_global_key_value_heads"
+                if geometry is full and full["kv_heads"] != kv_heads
+                else "num_key_value_heads"
+            )
+            raise ConfigError(
+                f"{text.prefix}num_attention_heads ({geometry['heads']}) must be a multiple of "
+                f"{text.prefix}{kv_key} ({geometry['kv_heads']})"
+            )
+    if "f" in letters:
+        blocks["attn"] = full
+    if "s" in letters:
+        swa = dict(common, window=window)
+        other = text.data.get("attention_other_setting")
+        if other is not None:
+            # Step 3.5: sliding layers have their own head count and KV groups.
+            if not isinstance(other, dict):
+                raise ConfigError(f"{text.prefix}attention_other_setting must be an object, got {_show(other)}")
+            text.consumed.add("attention_other_setting")
+            sub = _Keys(other, f"{text.prefix}attention_other_setting.", text.origin)
+            swa["heads"] = sub.integer("num_attention_heads", default=heads, to="network.blocks.swa.heads")
+            swa["kv_heads"] = sub.integer(
+                "num_attention_groups", "num_key_value_heads", default=kv_heads, to="network.blocks.swa.kv_heads"
+            )
+            swa["head_dim"] = sub.integer("head_dim", default=head_dim, to="network.blocks.swa.head_dim")
+        blocks["swa"] = swa
+    return blocks
+
+
+def _recurrent_blocks(text: _Keys, letters: list[str]) -> dict[str, Any]:
+    """The gated-delta-net and Mamba-2 blocks the letters use."""
+    blocks: dict[str, Any] = {}
+    if "l" in letters:
+        blocks["gdn"] = {
+            "kind": "gated_delta_net",
+            "num_key_heads": text.integer("linear_num_key_heads", to="network.blocks.gdn.num_key_heads"),
+            "key_head_dim": text.integer("linear_key_head_dim", to="network.blocks.gdn.key_head_dim"),
+            "num_value_heads": text.integer("linear_num_value_heads", to="network.blocks.gdn.num_value_heads"),
+            "value_head_dim": text.integer("linear_value_head_dim", to="network.blocks.gdn.value_head_dim"),
+            "conv_kernel": text.integer("linear_conv_kernel_dim", default=4, to="network.blocks.gdn.conv_kernel"),
+        }
+    if "m" in letters:
+        heads = text.integer("mamba_num_heads", to="network.blocks.mamba.num_heads")
+        blocks["mamba"] = {
+            "kind": "mamba2",
+            # Nemotron-H's mixer is mamba_num_heads × mamba_head_dim wide (not expand × hidden).
+            "d_inner": heads * text.integer("mamba_head_dim", to="network.blocks.mamba.d_inner"),
+            "d_state": text.integer("ssm_state_size", "state_size", to="network.blocks.mamba.d_state"),
+            "n_groups": text.integer("n_groups", default=1, to="network.blocks.mamba.n_groups"),
+            "d_conv": text.integer("conv_kernel", default=4, to="network.blocks.mamba.d_conv"),
+            "num_heads": heads,
+        }
+        text.integer("expand", default=0, minimum=0)
+    return blocks
+
+
+def _moe_layers(text: _Keys, layers: int) -> list[bool]:
+    """Which layers route to experts (the model is known to have experts)."""
+    listed = text.data.get("moe_layers_enum")
+    if listed is not None:
+        name = text.prefix + "moe_layers_enum"
+        text.consumed.add("moe_layers_enum")
+        items = listed.split(",") if isinstance(listed, str) else listed
+        if not isinstance(items, list):
+            raise ConfigError(f"{name} must be a list of layer numbers, got {_show(listed)}")
+        picked = {_integer(int(i) if isinstance(i, str) and i.strip().isdigit() else i, name, 0) for i in items}
+        if any(i >= layers for i in picked):
+            raise ConfigError(f"{name} names layer {max(picked)}, past the model's {layers} layers")
+        return [i in picked for i in range(layers)]
+    only = text.data.get("mlp_only_layers")
+    text.consumed.add("mlp_only_layers")
+    dense = set(only) if isinstance(only, list) and all(isinstance(i, int) for i in only) else set()
+    first = text.integer("first_k_dense_replace", "moe_layer_start_index", default=0, minimum=0)
+    step = text.integer(
+        "interleave_moe_layer_step", "moe_layer_interval", "decoder_sparse_step", "moe_layer_freq", default=1
+    )
+    return [i >= first and (i + 1) % step == 0 and i not in dense for i in range(layers)]
+
+
+def _ffn_blocks(text: _Keys, model_type: str, hidden: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The dense FFN block (``mlp``) and the MoE block (``moe``) when the config routes to experts."""
+    act = text.text("mlp_hidden_act") or text.text("hidden_act") or text.text("hidden_activation") or ""
+    gated = act not in ("relu2", "relu_squared")
+    mlp_bias = text.flag("mlp_bias")
+    bias = model_type == "gpt_oss" if mlp_bias is None else mlp_bias
+    ffn_keys = ("intermediate_size", "ffn_dim", "n_inner")
+    inter = text.integer(*ffn_keys, default=4 * hidden, to="network.blocks.mlp.intermediate")
+    dense = {
+        "kind": "dense",
+        "intermediate": text.integer("intermediate_size_mlp", *ffn_keys, default=inter),
+        "gated": gated,
+        "bias": bias,
+    }
+    experts = text.integer(
+        "num_experts",
+        "num_local_experts",
+        "n_routed_experts",
+        "moe_num_experts",
+        default=0,
+        minimum=0,
+        to="network.blocks.moe.experts",
+    )
+    if not experts:
+        return dense, None
+    if model_type in _EXPERTS_USE_INTERMEDIATE:
+        width = inter
+    else:
+        width = text.integer("moe_intermediate_size", "expert_intermediate_size", to="network.blocks.moe.intermediate")
+    shared_size = text.integer(
+        "shared_expert_intermediate_size",
+        "moe_shared_expert_intermediate_size",
+        "share_expert_dim",
+        "shared_intermediate_size",
+        default=0,
+        minimum=0,
+        to="network.blocks.moe.shared_intermediate",
+    )
+    n_shared = text.integer("n_shared_experts", "num_shared_experts", default=1 if shared_size else 0, minimum=0)
+    if model_type.startswith("llama4"):
+        n_shared = 1  # Llama 4 has one shared expert of the routed experts' size
+    if n_shared and not shared_size:
+        shared_size = n_shared * width
+    beside = dense["intermediate"] if text.flag("enable_moe_block") else 0
+    moe = {
+        "kind": "moe",
+        "experts": experts,
+        "experts_per_token": text.integer(
+            "num_experts_per_tok",
+            "num_experts_per_token",
+            "top_k",
+            "top_k_experts",
+            "moe_top_k",
+            to="network.blocks.moe.experts_per_token",
+        ),
+        "intermediate": width,
+        "gated": gated,
+        "bias": bias,
+        "shared_experts": n_shared if shared_size else 0,
+        "shared_intermediate": shared_size if n_shared else 0,
+        "shared_gate": model_type in _SHARED_EXPERT_GATE_TYPES and bool(shared_size),
+        "router_bias": model_type == "gpt_oss"
+        or bool(text.flag("use_moe_router_bias", "use_routing_bias"))
+        or model_type == "nemotron_h",
+        "dense_beside": beside,
+        "latent": text.integer("moe_latent_size", default=0, minimum=0, to="network.blocks.moe.latent") or None,
+    }
+    return dense, moe
+
+
+def _network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str, Any]:
+    """The block list of the text model: blocks by name and a run-length layer schedule."""
+    letters, window = _letters_from(text, layers)
+    blocks: dict[str, Any] = _attention_blocks(text, model_type, letters, window) if {"f", "s"} & set(letters) else {}
+    blocks |= _recurrent_blocks(text, letters)
+    dense, moe = _ffn_blocks(text, model_type, hidden)
+    softmax = "mla" if "mla" in blocks else "attn"
+    names = {"f": softmax, "s": "swa", "l": "gdn", "m": "mamba"}
+    nemotron = any(ch in "ED" for ch in letters) or text.data.get("hybrid_override_pattern") is not None
+    specs: list[list[str | None]]
+    if nemotron:
+        specs = [[names[ch], None] if ch in names else [None, "moe" if ch == "E" else "mlp"] for ch in letters]
+        if any(s[1] == "moe" for s in specs) and moe is None:
+            raise ConfigError(
+                f"{text.prefix}hybrid_override_pattern has MoE layers (E) but the config gives no experts"
+            )
+    else:
+        routed = _moe_layers(text, layers) if moe else [False] * layers
+        if moe and moe["dense_beside"]:
+            routed = [True] * layers  # Gemma 4: the MoE block runs beside the dense MLP on every layer
+        specs = [[names[ch], "moe" if r else "mlp"] for ch, r in zip(letters, routed, strict=True)]
+    if moe:
+        blocks["moe"] = moe
+    blocks["mlp"] = dense
+    schedule = runs(tuple((mixer, ffn) for mixer, ffn in specs), _validated_blocks(blocks, text.origin))
+    net: dict[str, Any] = {"blocks": blocks, "layers": [r.model_dump(mode="json") for r in schedule]}
+    mtp = _mtp(text, model_type, names, "moe" if moe else "mlp")
+    if mtp and not nemotron:
+        mtp["layers"] = _mtp_from_schedule(text, layers, len(mtp["layers"]), names, moe is not None) or mtp["layers"]
+    if mtp:
+        net["mtp"] = mtp
+    used = {n for spec in [*specs, *(mtp["layers"] if mtp else [])] for n in spec if n}
+    net["blocks"] = {k: v for k, v in blocks.items() if k in used}
+    return net
+
+
+def _mtp(text: _Keys, model_type: str, names: dict[str, str], ffn: str) -> dict[str, Any] | None:
+    """The multi-token-prediction layers the checkpoint ships, as layers of the model's own blocks."""
+    pattern = text.text("mtp_hybrid_override_pattern")
+    count = text.integer("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules", default=0, minimum=0)
+    text.integer("mtp_transformer_layers", default=0, minimum=0)
+    if not count:
+        return None
+    if pattern:
+        bad = sorted(set(pattern) - set("M*E-"))
+        if bad:
+            raise ConfigError(f"{text.prefix}mtp_hybrid_override_pattern holds {_show(bad[0])}; expected M, *, E or -")
+        unit = [
+            [names["m"], None]
+            if ch == "M"
+            else [names["f"], None]
+            if ch == "*"
+            else [None, "moe" if ch == "E" else "mlp"]
+            for ch in pattern
+        ]
+    else:
+        unit = [[names["f"], ffn]]
+    return {"layers": unit * count, "own_head": model_type in _MTP_OWN_HEAD_TYPES}
+
+
+def _validated_blocks(blocks: dict[str, Any], origin: dict[str, str]) -> dict[str, Block]:
+    """The blocks as records (an error names the config key a bad value came from)."""
+    net = _validated(_BlockSet, {"blocks": blocks}, origin, "network")
+    return net.blocks
+
+
+def _mtp_from_schedule(
+    text: _Keys, layers: int, count: int, names: dict[str, str], has_moe: bool
+) -> list[list[str | None]] | None:
+    """MTP layers as the schedule keys spell them past the main layers (Step 3.5's ``layer_types`` and
+    ``moe_layers_enum`` cover its MTP layers too), or None when they stop at the main layers."""
+    types = text.strings("layer_types")
+    if len(types) < layers + count:
+        return None
+    letters = [next((ch for word, ch in _LAYER_TYPE_LETTERS if word in t), "f") for t in types[layers : layers + count]]
+    routed = _moe_layers(text, layers + count)[layers:] if has_moe else [False] * count
+    return [[names[ch], "moe" if r else "mlp"] for ch, r in zip(letters, routed, strict=True)]
+
+
+def _refuse_unread(text: _Keys, top: _Keys) -> None:
+    """A ConfigError naming the first size-relevant key the readers did not consume."""
+    shared = text.data is top.data  # a config without text_config: both read the same object
+    for keys in (text, top):
+        consumed = text.consumed | top.consumed if shared else keys.consumed
+        for key in SIZE_KEYS:
+            value = keys.data.get(key)
+            if key in consumed or value in (None, 0, False, [], {}, ""):
+                continue
+            raise ConfigError(
+                f"{keys.prefix}{key} is set ({_show(value)}), and the engine does not size what it describes yet: "
+                "refused rather than sized wrong"
+            )
 
 
 def _validated(record: type[_Record], data: dict[str, Any], origin: dict[str, str], section: str = "") -> _Record:
@@ -251,7 +626,10 @@ def _validated(record: type[_Record], data: dict[str, Any], origin: dict[str, st
         return record.model_validate(data, strict=False)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join([section, *(str(part) for part in first["loc"])]).strip(".")
+        parts = [str(part) for part in first["loc"]]
+        # A block's location carries its kind as the union's tag (blocks.attn.attention.heads): drop it.
+        parts = [x for i, x in enumerate(parts) if not (i >= 2 and parts[i - 2] == "blocks" and x in _BLOCK_KINDS)]
+        where = ".".join([section, *parts]).strip(".")
         message = first["msg"].removeprefix("Value error, ")
         value = first.get("input")
         got = "" if isinstance(value, dict | list | tuple | BaseModel) else f", got {_show(value)}"
@@ -259,38 +637,20 @@ def _validated(record: type[_Record], data: dict[str, Any], origin: dict[str, st
 
 
 def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
-    """A Model for the text part of ``cfg``; parameters are derived, never declared."""
+    """A Model for the text part of ``cfg``, described as a block list; parameters are derived, never declared.
+
+    Every size-relevant key must be read: a config holding one the readers do not understand is refused
+    with the key named (SIZE_KEYS).
+    """
     origin: dict[str, str] = {}
     top = _Keys(cfg, "", origin)
     text = _text_part(cfg, origin)
     model_type, origin["architecture.model_type"] = _model_type(text, top)
     layers = text.integer("num_hidden_layers", "n_layer", "num_layers", to="architecture.num_layers")
     hidden = text.integer("hidden_size", "d_model", "n_embd", to="architecture.hidden_size")
-    heads = text.integer("num_attention_heads", "n_head", to="architecture.num_attention_heads")
-    kv_heads = text.integer("num_key_value_heads", "num_kv_heads", default=heads, to="architecture.num_kv_heads")
-    head_dim = text.integer("head_dim", default=hidden // heads, to="architecture.head_dim")
-    attention: dict[str, Any] = {}
-    if text.integer("kv_lora_rank", default=0, minimum=0):
-        nope = text.integer("qk_nope_head_dim", to="attention.mla.qk_nope_head_dim")
-        rope = text.integer("qk_rope_head_dim", to="attention.mla.qk_rope_head_dim")
-        attention["mla"] = {
-            "kv_lora_rank": text.integer("kv_lora_rank", to="attention.mla.kv_lora_rank"),
-            "qk_rope_head_dim": rope,
-            "qk_nope_head_dim": nope,
-            "v_head_dim": text.integer("v_head_dim", to="attention.mla.v_head_dim"),
-            "q_lora_rank": text.integer("q_lora_rank", default=0, minimum=0, to="attention.mla.q_lora_rank") or None,
-        }
-        head_dim = nope + rope
-        origin["architecture.head_dim"] = f"{text.prefix}qk_nope_head_dim + qk_rope_head_dim"
-    ffn_keys = ("intermediate_size", "ffn_dim", "n_inner")
-    inter = text.integer(*ffn_keys, default=4 * hidden, to="moe.expert_intermediate_size")
-    dense_inter = text.integer("intermediate_size_mlp", *ffn_keys, default=inter, to="architecture.intermediate_size")
     tie = text.flag("tie_word_embeddings")
     if tie is None:
         tie = top.flag("tie_word_embeddings")
-    attention_bias = text.flag("attention_bias", "qkv_bias")
-    output_gate = text.flag("attn_output_gate")
-    mlp_bias = text.flag("mlp_bias")
     # Checked before anything scales with the layer count: the schema bounds it.
     arch = _validated(
         Architecture,
@@ -298,43 +658,24 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
             "model_type": model_type,
             "num_layers": layers,
             "hidden_size": hidden,
-            "intermediate_size": dense_inter,
-            "num_attention_heads": heads,
-            "num_kv_heads": kv_heads,
-            "head_dim": head_dim,
             "vocab_size": text.integer("vocab_size", to="architecture.vocab_size"),
             "max_context": text.integer(
                 "max_position_embeddings",
                 "max_sequence_length",
                 "seq_length",
                 "n_positions",
+                "max_seq_len",
                 default=4096,
                 to="architecture.max_context",
             ),
             "tie_word_embeddings": model_type.startswith("gemma") if tie is None else tie,
-            "attention_bias": model_type in _QKV_BIAS_TYPES if attention_bias is None else attention_bias,
-            "attention_output_bias": model_type == "gpt_oss",
-            "qk_norm": model_type in _QK_NORM_TYPES,
-            "attention_output_gate": model_type == "qwen3_next" if output_gate is None else output_gate,
-            "attention_sinks": model_type == "gpt_oss",
-            "norms_per_layer": 4 if model_type in _FOUR_NORM_TYPES else 2,
-            "mlp_bias": model_type == "gpt_oss" if mlp_bias is None else mlp_bias,
+            "norms_per_layer": 4 if model_type in _FOUR_NORM_TYPES else 1 if model_type == "nemotron_h" else 2,
         },
         origin,
         "architecture",
     )
-    pattern, window = _pattern(text, arch.num_layers)
-    attention["layer_pattern"] = pattern
-    if window:
-        attention["sliding_window"] = window
-    if "l" in pattern:
-        attention["linear"] = {
-            "num_key_heads": text.integer("linear_num_key_heads", to="attention.linear.num_key_heads"),
-            "key_head_dim": text.integer("linear_key_head_dim", to="attention.linear.key_head_dim"),
-            "num_value_heads": text.integer("linear_num_value_heads", to="attention.linear.num_value_heads"),
-            "value_head_dim": text.integer("linear_value_head_dim", to="attention.linear.value_head_dim"),
-            "conv_kernel": text.integer("linear_conv_kernel_dim", default=4, to="attention.linear.conv_kernel"),
-        }
+    network = _network(text, model_type, arch.num_layers, arch.hidden_size)
+    _refuse_unread(text, top)
     slug = slugify(name)[:80].strip("-") or "model"
     data: dict[str, Any] = {
         "slug": slug,
@@ -344,58 +685,10 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
         "family": model_type,
         "license": "unknown",
         "architecture": arch,
-        "attention": attention,
+        "network": network,
         "sources": (_STAND_IN_SOURCE,),
     }
-    moe = _moe(text, model_type, inter)
-    if moe:
-        data["moe"] = moe
     return _validated(Model, data, origin).model_copy(update={"sources": (source,)})
-
-
-def _moe(text: _Keys, model_type: str, inter: int) -> dict[str, Any] | None:
-    """The ``moe`` section when the config routes to experts, else None."""
-    experts = text.integer(
-        "num_experts", "num_local_experts", "n_routed_experts", default=0, minimum=0, to="moe.num_experts"
-    )
-    if not experts:
-        return None
-    shared_size = text.integer(
-        "shared_expert_intermediate_size", default=0, minimum=0, to="moe.shared_expert_intermediate_size"
-    )
-    n_shared = text.integer("n_shared_experts", default=1 if shared_size else 0, minimum=0, to="moe.shared_experts")
-    if model_type in _EXPERTS_USE_INTERMEDIATE:
-        expert_size = inter
-    else:
-        expert_size = text.integer("moe_intermediate_size", to="moe.expert_intermediate_size")
-    if model_type.startswith("llama4"):
-        n_shared = 1  # Llama 4 has one shared expert of the routed experts' size
-    if n_shared and not shared_size:
-        shared_size = n_shared * expert_size
-    return {
-        "num_experts": experts,
-        "experts_per_token": text.integer(
-            "num_experts_per_tok", "num_experts_per_token", "top_k", to="moe.experts_per_token"
-        ),
-        "expert_intermediate_size": expert_size,
-        "shared_experts": n_shared,
-        "shared_expert_intermediate_size": shared_size,
-        "first_dense_layers": text.integer(
-            "first_k_dense_replace", "moe_layer_start_index", default=0, minimum=0, to="moe.first_dense_layers"
-        ),
-        "layer_interval": text.integer(
-            "interleave_moe_layer_step", "moe_layer_interval", default=1, to="moe.layer_interval"
-        ),
-        "router_bias": model_type == "gpt_oss",
-        "shared_expert_gate": model_type in _SHARED_EXPERT_GATE_TYPES,
-        "extra_layers_not_loaded": text.integer(
-            "num_nextn_predict_layers",
-            "mtp_num_hidden_layers",
-            default=0,
-            minimum=0,
-            to="moe.extra_layers_not_loaded",
-        ),
-    }
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from generator.content.blocks import Network
 from generator.content.schema import Model
 from generator.sizing.params import count_params
 
@@ -17,14 +18,32 @@ def _block(data: dict[str, Any], indent: int = 2) -> str:
     return "".join(" " * indent + line + "\n" for line in text.splitlines())
 
 
+def _flow(value: object) -> str:
+    """``value`` as one line of YAML flow style."""
+    return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10_000).strip()
+
+
+def _network(net: Network) -> list[str]:
+    """The block list as YAML lines: one flow mapping per block and per run of the schedule."""
+    lines = ["  blocks:"]
+    for name, block in net.blocks.items():
+        body = {"kind": block.kind, **block.model_dump(mode="json", exclude_defaults=True)}
+        lines.append(f"    {name}: {_flow(body)}")
+    lines.append("  layers:")
+    for run in net.layers:
+        lines.append(f"    - {_flow(run.model_dump(mode='json'))}")
+    if net.mtp is not None:
+        lines.append(f"  mtp: {_flow(net.mtp.model_dump(mode='json', exclude_defaults=True))}")
+    return lines
+
+
 def scaffold(model: Model, hf_id: str | None, config_source: str) -> str:
     """YAML text for content/models/<slug>.yaml; check-content fails until every TODO is replaced."""
     hf = hf_id or model.hf_id
     slug = model.slug
     derived = count_params(model)
-    arch = model.architecture.model_dump(mode="json")
-    attention = model.attention.model_dump(mode="json", exclude_defaults=True)
-    moe = model.moe.model_dump(mode="json") if model.moe else None
+    arch = model.architecture.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+    arch = {"model_type": model.architecture.model_type, **arch}
     source = f"https://huggingface.co/{hf}/blob/main/config.json" if hf_id else config_source
     out = [
         f"# Scaffolded by `python -m generator new-model` from {config_source}.",
@@ -41,13 +60,10 @@ def scaffold(model: Model, hf_id: str | None, config_source: str) -> str:
         f"params_total: {TODO}  # the safetensors total (kind exact) or the card's figure (kind published)",
         f"params_total_kind: {TODO}",
     ]
-    if model.moe:
+    if model.is_moe:
         out += [f"params_active: {TODO}", f"params_active_kind: {TODO}"]
     out += ["architecture:", _block(arch).rstrip("\n")]
-    if attention:
-        out += ["attention:", _block(attention).rstrip("\n")]
-    if moe:
-        out += ["moe:", _block(moe).rstrip("\n")]
+    out += ["network:", *_network(model.net)]
     out += [
         "artifacts:  # only repos and tags that exist",
         "  gguf: []",

@@ -72,6 +72,18 @@ OllamaRef = Annotated[
 ]
 
 
+# Architecture flags that belong to the shorthand description (a block list says them per block).
+_SHORTHAND_FLAGS = (
+    "attention_bias",
+    "attention_output_bias",
+    "qk_norm",
+    "attention_output_gate",
+    "attention_sinks",
+    "mlp_bias",
+    "mlp_gated",
+)
+
+
 class Architecture(Frozen):
     """The text model's shape, as in its config.json.
 
@@ -322,6 +334,8 @@ class Model(Frozen):
                 raise ValueError(f"{', '.join(missing)} missing (or describe the layers with `network`)")
             return self
         given = [k for k, v in shorthand.items() if v is not None]
+        flags = Architecture.model_fields
+        given += [f"architecture.{k}" for k in _SHORTHAND_FLAGS if getattr(a, k) != flags[k].default]
         if given or self.attention != Attention():
             raise ValueError(
                 f"a model with `network` describes its layers there only; remove {', '.join(given) or 'attention'}"
