@@ -24,7 +24,7 @@ from generator.content.schema import Hardware, Model
 from generator.publish.outdir import OutputError
 from generator.site.i18n import LANGS
 from generator.sizing.estimate import ScenarioError, estimate
-from generator.sizing.params import count_params, declared_mismatch
+from generator.sizing.params import compared_total, count_params, declared_mismatch
 from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,7 +166,7 @@ def _param_mismatches(catalog: Catalog) -> list[str]:
         if mismatch is not None and abs(mismatch) > 0.02:
             errors.append(
                 f"content/models/{m.slug}.yaml: params_total {m.params_total:,} differs from the "
-                f"architecture's {count_params(m).total:,} by {mismatch:+.1%} (over 2%)"
+                f"architecture's {compared_total(m, count_params(m)):,} by {mismatch:+.1%} (over 2%)"
             )
     return errors
 

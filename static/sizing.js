@@ -33,12 +33,12 @@
  * @typedef {DenseBlock | MoEBlock} FFNBlock
  * @typedef {[string | null, string | null]} LayerSpec a layer's [mixer, ffn] block names
  * @typedef {{ repeat: number, unit: LayerSpec[] } | { pattern: string, map: Record<string, LayerSpec> }} Run
- * @typedef {{ layers: LayerSpec[], own_head: boolean }} MTP
+ * @typedef {{ layers: LayerSpec[], own_head: boolean, modules: number | null }} MTP
  * @typedef {{ blocks: Record<string, Mixer | FFNBlock>, layers: Run[], mtp: MTP | null }} Network the block list
  *   (generator/content/blocks.py), as browser_data.model_data sends it whatever the model file's description
  * @typedef {{ hidden: number, num_layers: number, mixers: [Mixer, number][], ffns: [FFNBlock, number][],
  *   attention: [AttentionBlock | MLABlock, number][], recurrent: [RecurrentBlock, number][], moe: [MoEBlock, number][],
- *   mtp_mixers: [Mixer, number][], mtp_ffns: [FFNBlock, number][], mtp_layers: number,
+ *   mtp_mixers: [Mixer, number][], mtp_ffns: [FFNBlock, number][], mtp_layers: number, mtp_modules: number,
  *   mtp_own_head: boolean }} Layout distinct blocks with their layer counts (layout.py)
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
  *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
@@ -205,7 +205,7 @@ export function layout(model) {
     recurrent: /** @type {[RecurrentBlock, number][]} */ (m.filter(([b]) => b.kind === "gated_delta_net" || b.kind === "mamba2")),
     moe: /** @type {[MoEBlock, number][]} */ (f.filter(([b]) => b.kind === "moe")),
     mtp_mixers: mixers(mtp.map((s) => s[0])), mtp_ffns: ffns(mtp.map((s) => s[1])), mtp_layers: mtp.length,
-    mtp_own_head: Boolean(net.mtp && net.mtp.own_head),
+    mtp_modules: net.mtp ? net.mtp.modules || mtp.length : 0, mtp_own_head: Boolean(net.mtp && net.mtp.own_head),
   };
   LAID_OUT.set(model, laid);
   return laid;

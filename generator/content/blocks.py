@@ -174,8 +174,11 @@ class MTP(Frozen):
     speculative decoding, so they count in the checkpoint, not in memory."""
 
     layers: tuple[LayerSpec, ...] = Field(min_length=1, max_length=64)
-    # Whether each MTP layer has its own output head (else it shares the model's).
+    # Whether each MTP module has its own output head (else it shares the model's).
     own_head: bool = False
+    # How many modules the layers form (each with one projection and its norms); None: one per layer.
+    # Nemotron 3 Super's one module is two layers (an attention layer, then a MoE layer).
+    modules: Annotated[int, Field(ge=1, le=64)] | None = None
 
 
 def expand(layers: tuple[Run, ...]) -> tuple[LayerSpec, ...]:

@@ -26,9 +26,20 @@ MAX_CONFIG_BYTES = 4 * 1024 * 1024
 _QKV_BIAS_TYPES = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
 # Qwen3.5 (and its 3.6 / 3.8 successors) keeps Qwen3-Next's per-head q/k norms and gated shared expert.
 _QWEN3_5_TYPES = {"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
-_QK_NORM_TYPES = {"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text", "olmo2", "olmoe", *_QWEN3_5_TYPES}
+_QK_NORM_TYPES = {
+    "qwen3",
+    "qwen3_moe",
+    "qwen3_next",
+    "gemma3",
+    "gemma3_text",
+    "gemma4",
+    "gemma4_text",
+    "olmo2",
+    "olmoe",
+    *_QWEN3_5_TYPES,
+}
 _SHARED_EXPERT_GATE_TYPES = {"qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"}
-_FOUR_NORM_TYPES = {"gemma2", "gemma3", "gemma3_text", "olmo2"}
+_FOUR_NORM_TYPES = {"gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "olmo2"}
 # Types where experts use `intermediate_size` (there is no separate moe_intermediate_size).
 _EXPERTS_USE_INTERMEDIATE = {"mixtral", "gpt_oss", "phimoe", "jamba", "llama4_text", "llama4", "minimax_m2"}
 
@@ -581,9 +592,9 @@ def _mtp(text: _Keys, model_type: str, names: dict[str, str], ffn: str) -> dict[
             else [None, "moe" if ch == "E" else "mlp"]
             for ch in pattern
         ]
-    else:
-        unit = [[names["f"], ffn]]
-    return {"layers": unit * count, "own_head": model_type in _MTP_OWN_HEAD_TYPES}
+        # One module per predicted token, spelled by the pattern (Nemotron 3 Super: "*E", one module).
+        return {"layers": unit * count, "own_head": model_type in _MTP_OWN_HEAD_TYPES, "modules": count}
+    return {"layers": [[names["f"], ffn]] * count, "own_head": model_type in _MTP_OWN_HEAD_TYPES}
 
 
 def _validated_blocks(blocks: dict[str, Any], origin: dict[str, str]) -> dict[str, Block]:

@@ -270,6 +270,9 @@ class Model(Frozen):
     release_date: DateOrUnknown = "unknown"
     params_total: Params | None = None
     params_total_kind: ParamsKind = "derived"
+    # What the declared total counts beyond the text model the engine loads: the checkpoint's
+    # multi-token-prediction layers, the vision encoder (a Hub safetensors total counts both).
+    params_total_counts: tuple[Literal["mtp", "vision"], ...] = ()
     params_active: Params | None = None
     params_active_kind: ParamsKind | None = None
     architecture: Architecture
@@ -347,6 +350,10 @@ class Model(Frozen):
 
     @model_validator(mode="after")
     def _active(self) -> Self:
+        if "vision" in self.params_total_counts and self.vision is None:
+            raise ValueError("params_total_counts names vision, but the model has no `vision` section")
+        if "mtp" in self.params_total_counts and not (self.network and self.network.mtp):
+            raise ValueError("params_total_counts names mtp, but network has no `mtp` layers")
         if self.params_active is not None and not self.is_moe:
             raise ValueError("params_active is only for MoE models (no `moe` block)")
         if self.params_active and self.params_total and self.params_active > self.params_total:

@@ -23,7 +23,7 @@ from generator.sizing.devices import device_view
 from generator.sizing.finetune import FineTune, finetune
 from generator.sizing.kv import state_bytes_per_seq
 from generator.sizing.memory import Memory, largest, memory, split_blocker, tp_valid
-from generator.sizing.params import ParamCount, count_params, declared_mismatch
+from generator.sizing.params import ParamCount, compared_total, count_params, declared_mismatch
 from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT, FAMILY_ENGINE, Facts, Scenario, calibration_for
 from generator.sizing.speed import Speed, SpeedConstants, SpeedRange, speed, speed_range
 from generator.sizing.weights import WeightBytes, weight_bytes
@@ -360,7 +360,8 @@ def estimate(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> Estimate
     mismatch = declared_mismatch(model, params)
     if mismatch is not None and abs(mismatch) > 0.02:
         warnings.append(
-            f"derived parameters ({params.total:,}) differ from the declared {model.params_total:,} by {mismatch:+.1%}"
+            f"derived parameters ({compared_total(model, params):,}) differ from the declared "
+            f"{model.params_total:,} by {mismatch:+.1%}"
         )
     if sc.context > model.max_context:
         warnings.append(f"context {sc.context:,} exceeds the model's maximum {model.max_context:,}")

@@ -45,6 +45,7 @@ class Layout:
     mtp_mixers: tuple[tuple[Mixer, int], ...]
     mtp_ffns: tuple[tuple[FFN, int], ...]
     mtp_layers: int
+    mtp_modules: int
     mtp_own_head: bool
 
     @property
@@ -100,6 +101,7 @@ def layout(model: Model) -> Layout:
         mtp_mixers=mixers([m for m, _ in mtp]),
         mtp_ffns=ffns([f for _, f in mtp]),
         mtp_layers=len(mtp),
+        mtp_modules=(net.mtp.modules or len(mtp)) if net.mtp else 0,
         mtp_own_head=bool(net.mtp and net.mtp.own_head),
     )
     _LAID_OUT[id(model)] = (model, laid)

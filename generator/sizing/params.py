@@ -97,9 +97,9 @@ def _count(model: Model) -> ParamCount:
 
 
 def _mtp(model: Model, laid: Layout) -> int:
-    """Parameters of the checkpoint's multi-token-prediction layers: each a decoder layer, the
-    projection of [embedding; hidden] (2h × h), its two input norms and final norm, and its own output
-    head where it has one."""
+    """Parameters of the checkpoint's multi-token-prediction layers: each a decoder layer; each module of
+    them the projection of [embedding; hidden] (2h × h), its two input norms and final norm, and its own
+    output head where it has one."""
     if not laid.mtp_layers:
         return 0
     h = laid.hidden
@@ -110,14 +110,25 @@ def _mtp(model: Model, laid: Layout) -> int:
     for ffn, n in laid.mtp_ffns:
         f = ffn_params(ffn, h)
         total += n * (f.dense + f.shared + f.experts + f.small)
-    per_layer = model.architecture.norms_per_layer * h + 2 * h * h + 3 * h
+    per_module = 2 * h * h + 3 * h
     if laid.mtp_own_head:
-        per_layer += model.architecture.vocab_size * h
-    return total + laid.mtp_layers * per_layer
+        per_module += model.architecture.vocab_size * h
+    return total + laid.mtp_layers * model.architecture.norms_per_layer * h + laid.mtp_modules * per_module
+
+
+def compared_total(model: Model, derived: ParamCount) -> int:
+    """The derived count to hold against the declared total: the text model, plus the MTP layers and the
+    vision encoder where the declared figure counts them (``params_total_counts``)."""
+    total = derived.total
+    if "mtp" in model.params_total_counts:
+        total += derived.mtp
+    if "vision" in model.params_total_counts and model.vision is not None:
+        total += model.vision.params
+    return total
 
 
 def declared_mismatch(model: Model, derived: ParamCount) -> float | None:
     """Relative difference between the declared total and the derived one, if a total is declared."""
     if model.params_total is None:
         return None
-    return (derived.total - model.params_total) / model.params_total
+    return (compared_total(model, derived) - model.params_total) / model.params_total

@@ -1,0 +1,134 @@
+"""The block-list description: hand-checked values for each block kind, the published totals of the
+models it made possible, and config.json readers that refuse what they cannot size."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator.content.catalog import Catalog
+from generator.content.hfconfig import ConfigError, load_config
+from generator.sizing.kv import kv_cache
+from generator.sizing.layout import layout, state_bytes_per_seq_layer
+from generator.sizing.memory import tp_valid
+from generator.sizing.params import compared_total, count_params, declared_mismatch
+from tests.conftest import ROOT
+
+CONFIGS = ROOT / "research" / "configs"
+
+
+def test_gemma4_keeps_two_head_geometries(catalog: Catalog) -> None:
+    """Gemma 4 31B: 50 sliding layers of 16 KV heads × 256 and 10 full layers of 4 KV heads × 512 (keys
+    double as values; the engines still cache V)."""
+    model = catalog.model("gemma-4-31b-it")
+    sliding = 2 * 16 * 256 * 2  # K and V × heads × head size × 2 bytes = 16 KiB per layer per token
+    full = 2 * 4 * 512 * 2  # 8 KiB
+    kv = kv_cache(model, catalog.engine("vllm"), 2, 32_768, 1)
+    assert kv.bytes_per_token == 50 * sliding + 10 * full
+    # vLLM: full layers hold the context (16-token pages); sliding ones window − 1 + 8192 batched, +1 block.
+    window_tokens = -(-(1024 - 1 + 8192) // 16) * 16 + 16
+    assert kv.attention_bytes == 10 * full * 32_768 + 50 * sliding * window_tokens
+    # One geometry for every layer (the old model) would have counted 60 × 16 KiB per token.
+    assert kv.bytes_per_token < 60 * sliding
+
+
+def test_gemma4_splits_by_each_geometry(catalog: Catalog) -> None:
+    """Tensor parallel over 4: the full layers' 4 KV heads split, the sliding layers' 16 split too; over 8
+    the full layers' heads are replicated (each rank keeps a quarter, not an eighth)."""
+    model = catalog.model("gemma-4-31b-it")
+    kv = kv_cache(model, catalog.engine("vllm"), 2, 8192, 1)
+    full_bytes = sum(b for b, block in kv.by_block if block.kind == "attention" and block.window is None)
+    sliding_bytes = kv.attention_bytes - full_bytes
+    assert kv.per_rank_attention(8, 1.0) == pytest.approx(full_bytes / 4 + sliding_bytes / 8, abs=1)
+    assert tp_valid(model, catalog.engine("vllm"), 8)
+
+
+def test_nemotron_h_layers_hold_one_block(catalog: Catalog) -> None:
+    """Nemotron 3 Nano: 23 Mamba-2, 23 MoE and 6 attention layers, each one block; the derived count is the
+    Hub's 31.58B, where a mixer and an FFN on every layer gave 102B."""
+    model = catalog.model("nemotron-3-nano-30b-a3b")
+    laid = layout(model)
+    assert [n for _, n in laid.mixers] == [6, 23] and [n for _, n in laid.ffns] == [23]
+    assert count_params(model).total == 31_577_940_288
+    mamba = laid.recurrent[0][0]
+    vllm = catalog.engine("vllm")
+    # conv: (4 − 1) × (4096 + 2 × 8 × 128) × 2 B; ssm: 128 × 4096 × 4 B (vLLM's dtypes)
+    assert state_bytes_per_seq_layer(mamba, vllm) == 3 * 6144 * 2 + 128 * 4096 * 4
+    kv = kv_cache(model, vllm, 2, 65_536, 1)
+    assert kv.attention_bytes == 6 * 2 * 2 * 128 * 2 * 65_536  # only the 6 attention layers grow
+    assert kv.state_bytes == 23 * (3 * 6144 * 2 + 128 * 4096 * 4)
+
+
+def test_latent_experts_and_mtp_modules(catalog: Catalog) -> None:
+    """Nemotron 3 Super: 512 experts work at the latent width 1024 (2 × 1024 × 2688 each), with the down
+    and up projections read on every token; its one MTP module of two layers has one projection."""
+    model = catalog.model("nemotron-3-super-120b-a12b")
+    moe = layout(model).moe[0][0]
+    assert moe.latent == 1024
+    p = count_params(model)
+    assert p.experts == 40 * 512 * 2 * 1024 * 2688
+    assert compared_total(model, p) == model.params_total == 123_611_033_088
+
+
+@pytest.mark.parametrize(
+    "slug",
+    [
+        "gemma-4-31b-it",
+        "gemma-4-26b-a4b-it",
+        "nemotron-3-nano-30b-a3b",
+        "nemotron-3-super-120b-a12b",
+        "step-3-5-flash",
+        "qwen3-5-9b",
+        "qwen3-5-4b",
+        "qwen3-5-35b-a3b",
+        "qwen3-6-35b-a3b",
+    ],
+)
+def test_block_list_models_match_their_published_totals(catalog: Catalog, slug: str) -> None:
+    """Each model added through the block list is within 0.5% of its published total or the checkpoint's
+    element count (with the MTP layers and vision tower where that figure counts them)."""
+    model = catalog.model(slug)
+    mismatch = declared_mismatch(model, count_params(model))
+    assert mismatch is not None and abs(mismatch) < 0.005, (slug, mismatch)
+
+
+def test_every_catalog_config_reads_as_its_model(catalog: Catalog) -> None:
+    """The saved configs scaffold the catalog's networks without hand edits."""
+    for path in sorted(CONFIGS.glob("*.json")):
+        try:
+            model = load_config(path)
+        except ConfigError:
+            continue  # refused: see the next test
+        known = catalog.models.get(path.stem)
+        if known is None or known.network is None:
+            continue
+        assert model.net.blocks == known.net.blocks, path.stem
+        assert model.net.schedule() == known.net.schedule(), path.stem
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("deepseek-v4-flash", "compress_ratios"),
+        ("kimi-k3", "linear_attn_config"),
+        ("qwen3-8-flash-next", "hc_count"),
+        ("glm-5-3-flash", "deepseek_sparse_attention"),
+    ],
+)
+def test_configs_the_engine_cannot_size_are_refused_with_the_key(name: str, key: str) -> None:
+    with pytest.raises(ConfigError, match=key):
+        load_config(CONFIGS / f"{name}.json")
+
+
+def test_an_unread_size_key_is_refused(tmp_path: Path) -> None:
+    """A dense config with a key that would change its size (here, hyper-connection streams) is refused
+    with the key named, not sized as if the key were absent."""
+    cfg = json.loads((ROOT / "tests" / "fixtures" / "qwen2.5-coder-32b-config.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg | {"hc_mult": 4}))
+    with pytest.raises(ConfigError, match="hc_mult is set"):
+        load_config(path)
+    path.write_text(json.dumps(cfg | {"hc_mult": 0}))
+    assert load_config(path).architecture.num_layers == 64  # a zero says the feature is off
