@@ -333,3 +333,106 @@ def test_a_full_disk_while_writing_the_change_list_leaves_no_temporary_file(
         outdir.write_atomic(out.with_name("dist.changed.txt"), "x\n")
     monkeypatch.setattr(os, "replace", real)
     assert not [p for p in out.parent.iterdir() if ".tmp-" in p.name]
+
+
+# --- N3: the catalog is read only from regular files inside the content folder --------------------
+
+
+def _run_with_timeout(argv: list[str], timeout_s: float = 20) -> int | None:
+    """``cli.main(argv)`` in a thread; None if it has not returned after ``timeout_s`` (a hang)."""
+    import threading
+
+    result: list[int] = []
+    thread = threading.Thread(target=lambda: result.append(cli.main(argv)), daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    return result[0] if result else None
+
+
+SECRET = "TOP-SECRET-0123456789"
+
+
+def _link_page_outside(c: Path) -> Path:
+    secret = c.parent / "secret.md"
+    secret.write_text(f"# {SECRET}\n")
+    page = c / "pages/en/methodology.md"
+    page.unlink()
+    page.symlink_to(secret)
+    return page
+
+
+def _link_model_inside(c: Path) -> Path:
+    link = c / "models/llama-3-1-8b-instruct.yaml"
+    target = c.parent / "llama.yaml"
+    shutil.move(link, target)
+    link.symlink_to(target)
+    return link
+
+
+def _link_folder(c: Path) -> Path:
+    shutil.move(c / "pages/fr", c.parent / "fr")
+    (c / "pages/fr").symlink_to(c.parent / "fr")
+    return c / "pages/fr/methodology.md"
+
+
+def _dev_zero(c: Path) -> Path:
+    path = c / "quality.yaml"
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    return path
+
+
+def _fifo(c: Path) -> Path:
+    path = c / "quality.yaml"
+    path.unlink()
+    os.mkfifo(path)
+    return path
+
+
+def _fifo_model(c: Path) -> Path:
+    path = c / "models/zz-pipe.yaml"
+    os.mkfifo(path)
+    return path
+
+
+def _dangling(c: Path) -> Path:
+    path = c / "prices/api.yaml"
+    path.unlink()
+    path.symlink_to(c.parent / "nowhere.yaml")
+    return path
+
+
+@pytest.mark.parametrize(
+    "make",
+    [_link_page_outside, _link_model_inside, _link_folder, _dev_zero, _fifo, _fifo_model, _dangling],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_catalog_files_that_are_not_regular_files_are_one_error(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], make: Callable[[Path], Path]
+) -> None:
+    content, out = site
+    before = tree(out)
+    path = make(content)
+    rel = str(path.relative_to(content.parent))
+    for argv in (["check-content"], ["build", "--out", str(out), "--jobs", "1"]):
+        capsys.readouterr()
+        code = _run_with_timeout(["--content", str(content), *argv])
+        assert code == 2, f"{argv[0]} exited {code} (None: it hung)"
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        assert rel in err and ("symbolic link" in err or "named pipe" in err), err
+    assert tree(out) == before
+    assert not any(SECRET in p.read_text(errors="replace") for p in out.rglob("*.html"))
+
+
+def test_a_file_is_read_up_to_the_limit_only(tmp_path: Path) -> None:
+    from generator.content.loader import MAX_FILE_BYTES, read_plain
+
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as fh:
+        fh.truncate(MAX_FILE_BYTES * 4)
+    with pytest.raises(ValueError, match="larger than"):
+        read_plain(big, tmp_path)
+    small = tmp_path / "small.yaml"
+    small.write_bytes(b"a: 1\n")
+    assert read_plain(small, tmp_path) == b"a: 1\n"
