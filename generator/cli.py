@@ -326,13 +326,14 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
 
 
 def cmd_merge(args: argparse.Namespace, catalog: Catalog) -> int:
-    from generator.publish import incremental
+    from generator.publish import incremental, writer
     from generator.publish.merge import MergeError, merge
 
     langs = (args.locale,) if args.locale else LANGS
     base_url = check_base_url(str(args.base_url or site_config().get("base_url", "")))
     # The keys a build of this checkout gives every group: shards built from anything else are refused.
-    expected = incremental.keys(catalog, args.content, base_url, langs)
+    urls = {name: url for name, (url, _) in writer.assets(catalog).items()}
+    expected = incremental.keys(catalog, base_url, langs, urls)
     try:
         print(merge(args.shards, args.out, expected))
     except MergeError as exc:

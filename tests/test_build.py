@@ -56,7 +56,7 @@ def test_failed_build_leaves_previous_dist(catalog: Catalog, tmp_path: Path, mon
     with pytest.raises(RuntimeError):
         writer.build(catalog, out, jobs=1, content=CONTENT, force=True)
     assert files(out) == before
-    assert not list(tmp_path.glob(".dist.tmp-*"))
+    assert not list(tmp_path.glob(".dist.sizewise-tmp-*"))
 
 
 def _golden_copy(tmp_path: Path) -> Path:

@@ -113,7 +113,7 @@ def test_cli_exits_2_without_traceback_and_writes_nothing(content: Path, tmp_pat
     assert "Traceback" not in proc.stderr
     assert "rtx-4090.yaml" in proc.stderr and "bandwidth_gbps" in proc.stderr
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
-    assert not list(tmp_path.glob(".dist.tmp-*"))
+    assert not list(tmp_path.glob(".dist.sizewise-tmp-*"))
 
 
 def test_unknown_slug_names_closest(capsys: pytest.CaptureFixture[str]) -> None:

@@ -274,10 +274,10 @@ def test_read_only_output_folder_is_one_error(
     parent.mkdir()
     if os.geteuid() == 0:  # root writes through permission bits: have the file system refuse instead
 
-        def refuse(*_args: object, **_kwargs: object) -> str:
+        def refuse(*_args: object, **_kwargs: object) -> Path:
             raise OSError(errno.EROFS, "Read-only file system", str(parent))
 
-        monkeypatch.setattr(outdir.tempfile, "mkdtemp", refuse)
+        monkeypatch.setattr(outdir, "new_tree", refuse)
     else:
         parent.chmod(0o555)
     try:
@@ -301,8 +301,8 @@ def test_output_is_world_readable_whatever_the_umask(tmp_path: Path) -> None:
 
 def test_leftovers_of_killed_builds_are_removed_and_nothing_else(site: tuple[Path, Path]) -> None:
     content, out = site
-    stale_tmp = out.with_name(f".{out.name}.tmp-killed")
-    stale_old = out.with_name(f"{out.name}.old-1-2")
+    stale_tmp = out.with_name(f".{out.name}.sizewise-tmp-{'a' * 32}")
+    stale_old = out.with_name(f".{out.name}.sizewise-old-{'b' * 32}")
     for folder, mark in ((stale_tmp, outdir.PARTIAL), (stale_old, outdir.MARKER)):
         (folder / "en").mkdir(parents=True)
         (folder / mark).write_text("")
@@ -488,11 +488,11 @@ def test_killed_build_leaves_no_workers_and_the_next_build_cleans_up(tmp_path: P
     assert _gone(workers, 10), "workers outlived the build"
     if sig == signal.SIGTERM:
         assert proc.returncode == 130 and b"Traceback" not in err
-        assert not list(tmp_path.glob(".dist.tmp-*")), "a terminated build must remove its temporary tree"
+        assert not list(tmp_path.glob(".dist.sizewise-tmp-*")), "a terminated build must remove its temporary tree"
     assert not out.exists()
     code = cli.main(["--content", str(GOLDEN), "build", "--out", str(out), "--jobs", "1"])
     assert code == 0
-    assert not list(tmp_path.glob(".dist.tmp-*"))
+    assert not list(tmp_path.glob(".dist.sizewise-tmp-*"))
 
 
 # Values a hostile or careless edit puts where a catalog value was.

@@ -201,7 +201,7 @@ def test_a_failed_merge_leaves_the_previous_output(
     assert "differs from the hash in its shard's manifest" in err
     assert tree(out) == before
     assert (tmp_path / "dist.changed.txt").read_text() == "/previous/\n"
-    assert not list(tmp_path.glob(".dist.tmp-*"))
+    assert not list(tmp_path.glob(".dist.sizewise-tmp-*"))
 
 
 def test_an_output_folder_that_is_not_a_build_is_refused(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import os
+import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -315,15 +317,70 @@ class Parsed(Generic[V]):
         return 0
 
 
-def read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
-    """A content file's UTF-8 text, or None with a problem (unreadable, not UTF-8, too large)."""
+class NotPlainFile(OSError):
+    """A catalog path that is not a regular file inside the catalog (a link, pipe, device, folder)."""
+
+
+def _kind(mode: int) -> str:
+    """What a file mode says a path is, in words."""
+    for test, what in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def read_plain(path: Path, root: Path | None = None) -> bytes:
+    """The bytes of the regular file ``path``, at most MAX_FILE_BYTES of them.
+
+    Inside the catalog ``root`` no part of the path may be a symbolic link: a link in a pull request
+    could publish any file of the machine that builds it. Pipes, devices and sockets are refused
+    everywhere without being read (a FIFO would hang the build, /dev/zero fill its memory).
+    Raises NotPlainFile (or OSError) with what was found, ValueError when the file is too large.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if root is not None and path.is_relative_to(root):
+        current = root
+        for part in path.relative_to(root).parts:
+            current = current / part
+            mode = os.lstat(current).st_mode
+            if stat.S_ISLNK(mode):
+                where = "" if current == path else f" (its folder {current.relative_to(root)}/ is one)"
+                raise NotPlainFile(f"a symbolic link{where}: the catalog reads only regular files inside {root.name}/")
+        flags |= os.O_NOFOLLOW
+    fd = os.open(path, flags)
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            problems.append(Problem(rel, 0, "", f"file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
-            return None
-        return path.read_text(encoding="utf-8")
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotPlainFile(f"{_kind(mode)}: the catalog reads only regular files")
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES and (chunk := os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES:
+        raise ValueError(f"file is larger than {MAX_FILE_BYTES // 2**20} MiB")
+    return b"".join(chunks)
+
+
+def read_text(path: Path, rel: str, problems: list[Problem], root: Path | None = None) -> str | None:
+    """A content file's UTF-8 text, or None with a problem (not a regular file inside ``root``,
+    unreadable, too large, not UTF-8)."""
+    try:
+        return read_plain(path, root).decode("utf-8")
     except UnicodeDecodeError as exc:
         problems.append(Problem(rel, 0, "", f"not UTF-8 text (byte {exc.start}: {exc.reason})"))
+    except NotPlainFile as exc:
+        problems.append(Problem(rel, 0, "", f"expected a regular file, found {exc}"))
+    except ValueError as exc:
+        problems.append(Problem(rel, 0, "", str(exc)))
     except OSError as exc:
         problems.append(Problem(rel, 0, "", f"cannot read file: {exc.strerror or exc}"))
     return None
@@ -332,7 +389,7 @@ def read_text(path: Path, rel: str, problems: list[Problem]) -> str | None:
 def parse_file(path: Path, model: type[T], root: Path, problems: list[Problem]) -> Parsed[T] | None:
     """Validate one YAML file against ``model``; append problems and return None on failure."""
     rel = str(path.relative_to(root.parent) if path.is_relative_to(root.parent) else path)
-    text = read_text(path, rel, problems)
+    text = read_text(path, rel, problems, root)
     if text is None:
         return None
     try:
@@ -365,12 +422,13 @@ def parse_file(path: Path, model: type[T], root: Path, problems: list[Problem]) 
 def _yaml_files(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+    # Links, pipes and devices are listed too, so that reading them reports them rather than skipping them.
+    return sorted(p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and (p.is_symlink() or not p.is_dir()))
 
 
 def _one(root: Path, name: str, model: type[T], problems: list[Problem], required: bool = True) -> Parsed[T] | None:
     path = root / name
-    if not path.exists():
+    if not os.path.lexists(path):
         if required:
             problems.append(Problem(f"{root.name}/{name}", 0, "", "required file is missing"))
         return None
@@ -504,10 +562,10 @@ def _pages(root: Path, problems: list[Problem]) -> dict[str, dict[str, str]]:
         for name in REQUIRED_PAGES:
             rel = f"{root.name}/pages/{lang}/{name}.md"
             path = root / "pages" / lang / f"{name}.md"
-            if not path.is_file():
+            if not os.path.lexists(path):
                 problems.append(Problem(rel, 0, "", "required page is missing"))
                 continue
-            text = read_text(path, rel, problems)
+            text = read_text(path, rel, problems, root)
             if text is not None:
                 pages[lang][name] = text
     return pages

@@ -1,29 +1,47 @@
-"""Incremental builds: what each group of outputs depends on, and the manifest kept next to dist/.
+"""Incremental builds: what each group of outputs depends on, and the check of what is reused.
 
 A group is one model (its pair pages in every language, pair JSON, model pages and JSON, badge)
-or the rest of the site (hardware pages, indexes, sitemaps, assets). Its key hashes everything it
-is made from: the catalog records it reads, the templates, static files, translations, the
-generator's own code and the build settings. An unchanged key means the previous files are
-linked into the new dist/ instead of being rendered again.
+or the rest of the site (hardware pages, indexes, sitemaps, assets). A key must change whenever
+anything the group is made from changes, so keys are made from whole things rather than from a
+list of what each page is thought to read: the loaded catalog (every field of it, so a new file or
+field of the catalog is covered the day it is added), the generator's code, templates, static files
+and translations, the version of Python and of every installed package (Jinja, Markdown, Babel, the
+minifier...), the URLs of the shared assets, and the build settings. A model group leaves out only
+the other models: its pages show of them the names of those they list as related (found here by
+the pages' own functions; model_page.RELATED_FIELDS says what is shown). An unchanged key means the
+previous files are linked into the new dist/ instead of being rendered again, once each is found to
+still have the hash its manifest records.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import datetime as dt
+import functools
 import hashlib
+import importlib.metadata
 import json
 import os
-from collections.abc import Iterable
+import stat
+import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from generator.content.catalog import Catalog
-from generator.publish import outdir
+from generator.publish import manifest
+from generator.publish.manifest import Manifest
 from generator.site import pages
+from generator.site.model_page import RELATED_FIELDS, related_groups, related_models
+
+__all__ = ["MANIFEST_VERSION", "Manifest"]
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_AND_TEMPLATES = ("generator", "templates", "static", "locales")
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = manifest.VERSION
 
 
 def _sha(*parts: bytes) -> str:
@@ -43,8 +61,43 @@ def _tree(root: Path, folders: Iterable[str]) -> list[bytes]:
     return out
 
 
-def _dump(records: Iterable[Any]) -> bytes:
-    return json.dumps([r.model_dump(mode="json") for r in records], sort_keys=True).encode()
+@functools.cache
+def environment() -> bytes:
+    """The Python that runs the build and every installed package with its version, one per line."""
+    dists = sorted({f"{d.metadata['Name'].lower()}=={d.version}" for d in importlib.metadata.distributions()})
+    return "\n".join([sys.version, *dists]).encode()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON data, keeping the order of mappings (catalog order is output order)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, Mapping):
+        return [[str(k), _plain(v)] for k, v in value.items()]
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"the build key cannot hash a catalog value of type {type(value).__name__}")
+
+
+def _dump(value: Any) -> bytes:
+    return json.dumps(_plain(value), ensure_ascii=False, allow_nan=True).encode()
+
+
+def catalog_fields(catalog: Catalog, *, without: Iterable[str] = ()) -> bytes:
+    """Every field of the loaded catalog (but ``without``), as canonical bytes."""
+    skip = set(without)
+    return _dump({f.name: getattr(catalog, f.name) for f in dataclasses.fields(catalog) if f.name not in skip})
+
+
+def related(catalog: Catalog, slug: str) -> list[str]:
+    """The other models a model's pages show (the only other models its group is made from), in order."""
+    model, everything = catalog.models[slug], list(catalog.models.values())
+    groups = related_groups(model, everything)
+    return [m.slug for m in (*groups.family, *groups.size, *groups.newer, *related_models(model, everything))]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,76 +108,63 @@ class Keys:
     site: str
 
 
-def keys(catalog: Catalog, content: Path, base_url: str, langs: tuple[str, ...]) -> Keys:
+def keys(
+    catalog: Catalog, base_url: str, langs: tuple[str, ...], asset_urls: Mapping[str, str], minify: bool = True
+) -> Keys:
     """Keys of each model group and of the rest of the site."""
     common = _sha(
         *_tree(ROOT, CODE_AND_TEMPLATES),
-        *_tree(content, ("pages",)),
-        (content / "search-aliases.yaml").read_bytes() if (content / "search-aliases.yaml").exists() else b"",
-        _dump(catalog.formats.values()),
-        _dump(catalog.kv_dtypes.values()),
-        _dump(catalog.engines.values()),
-        _dump([catalog.assumptions]),
-        _dump([catalog.calibration] if catalog.calibration else []),
+        environment(),
+        _dump(asset_urls),
         base_url.encode(),
         " ".join(langs).encode(),
+        b"minified" if minify else b"readable",
     )
-    hardware = _sha(_dump(catalog.hardware.values()), _dump(catalog.offers))
-    # What a model's pages show of the other models: their names, families and sizes (related links).
-    index = _sha(
-        json.dumps(
-            [[m.slug, m.name, m.family, m.organization, m.params_total] for m in catalog.models.values()]
-        ).encode()
-    )
+    rest = _sha(catalog_fields(catalog, without=("models",)))
     models = {
-        slug: _sha(common.encode(), hardware.encode(), index.encode(), _dump([m]), _dump(catalog.api_prices_for(slug)))
-        for slug, m in ((slug, catalog.models[slug]) for slug in pages.model_groups(catalog))
+        slug: _sha(
+            common.encode(),
+            rest.encode(),
+            _dump(catalog.models[slug]),
+            _dump([[getattr(catalog.models[s], f) for f in RELATED_FIELDS] for s in related(catalog, slug)]),
+        )
+        for slug in pages.model_groups(catalog)
     }
-    # The accuracy page also shows every measurement, file size and memory log.
-    measurements = _sha(_dump(catalog.throughput), _dump(catalog.file_sizes), _dump(catalog.memory_logs))
-    site = _sha(
-        common.encode(),
-        hardware.encode(),
-        measurements.encode(),
-        _dump(catalog.models.values()),
-        _dump(catalog.api_prices),
-    )
+    site = _sha(common.encode(), catalog_fields(catalog))
     return Keys(models, site)
 
 
-@dataclasses.dataclass
-class Manifest:
-    """What the previous build wrote: per group, its key, its files (path -> sha256) and, per model, its rows."""
-
-    models: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
-    site: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def load(cls, out: Path) -> Manifest:
-        """The manifest of the build in ``out`` (its marker file), or an empty one."""
-        data = outdir.read_marker(out)
-        if data.get("version") != MANIFEST_VERSION:
-            return cls()
-        return cls(data.get("models", {}), data.get("site", {}))
-
-    def data(self) -> dict[str, Any]:
-        """The manifest as JSON data, for the marker file."""
-        return {"version": MANIFEST_VERSION, "models": self.models, "site": self.site}
-
-    def files(self) -> dict[str, str]:
-        """Every file of the build with its hash."""
-        out: dict[str, str] = dict(self.site.get("files", {}))
-        for group in self.models.values():
-            out.update(group["files"])
-        return out
+def previous(out: Path) -> Manifest:
+    """The manifest of the build in ``out``; an empty one (no previous build) when there is none or it
+    is damaged."""
+    return manifest.read(out) or Manifest()
 
 
-def reusable(group: dict[str, Any] | None, key: str, old_dist: Path) -> bool:
-    """Whether a group's previous files can be reused: same key and every file still there."""
-    if not group or group["key"] != key:
-        return False
+def damaged(files: Mapping[str, str], old_dist: Path, jobs: int = 4) -> set[str]:
+    """The files of ``files`` ({path: sha256}) that are not, under ``old_dist``, a plain file with that hash:
+    missing, replaced by a link or anything else, or edited since the build that listed them."""
     root = str(old_dist)
-    return all(os.path.isfile(os.path.join(root, rel)) for rel in group["files"])
+
+    def bad(item: tuple[str, str]) -> bool:
+        path = os.path.join(root, item[0])
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            return True
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return True
+            h = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 20):
+                h.update(chunk)
+            return h.hexdigest() != item[1]
+        finally:
+            os.close(fd)
+
+    items = sorted(files.items())
+    # sha256 releases the GIL: a few threads keep the disk and the cores busy.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        return {rel for (rel, _), is_bad in zip(items, pool.map(bad, items, chunksize=256), strict=True) if is_bad}
 
 
 def link_files(files: Iterable[str], old_dist: Path, new_dist: Path) -> None:

@@ -17,10 +17,10 @@ import os
 import stat
 import time
 from collections.abc import Iterable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from generator.publish import incremental, outdir
+from generator.publish import incremental, manifest, outdir
 
 
 class MergeError(Exception):
@@ -37,28 +37,6 @@ class Shard:
     def files(self) -> dict[str, str]:
         """Every file the shard's manifest lists, with its sha256."""
         return self.manifest.files()
-
-
-def _is_group(value: Any, *, rows: bool) -> bool:
-    """Whether a manifest entry has the shape a build writes: a key, {path: sha256} and, per model, rows."""
-    if not isinstance(value, dict) or not isinstance(value.get("key"), str):
-        return False
-    files = value.get("files")
-    if not isinstance(files, dict) or not all(isinstance(p, str) and isinstance(h, str) for p, h in files.items()):
-        return False
-    return isinstance(value.get("rows"), list) or not rows
-
-
-def _safe_path(rel: str) -> bool:
-    """Whether a manifest path names a file inside the output (relative, no '..', not our bookkeeping)."""
-    parts = PurePosixPath(rel).parts
-    return (
-        bool(parts)
-        and not rel.startswith("/")
-        and ".." not in parts
-        and "\\" not in rel
-        and rel not in (outdir.MARKER, outdir.PARTIAL)
-    )
 
 
 def read_shard(root: Path) -> Shard:
@@ -84,12 +62,12 @@ def read_shard(root: Path) -> Shard:
     if (
         not isinstance(models, dict)
         or not isinstance(site, dict)
-        or not all(_is_group(group, rows=True) for group in models.values())
-        or not (site == {} or _is_group(site, rows=False))
+        or not all(manifest.is_group(group, rows=True) for group in models.values())
+        or not (site == {} or manifest.is_group(site, rows=False))
     ):
         raise MergeError(f"{root}/{outdir.MARKER} is damaged: its models or site entry is not what a build writes")
     shard = Shard(root, incremental.Manifest(models, site))
-    unsafe = sorted(rel for rel in shard.files() if not _safe_path(rel))
+    unsafe = sorted(rel for rel in shard.files() if not manifest.safe_path(rel))
     if unsafe:
         raise MergeError(f"{root}/{outdir.MARKER} lists a path outside the output folder: {unsafe[0]!r}")
     return shard
@@ -255,11 +233,13 @@ def merge(shard_dirs: Sequence[Path], out: Path, expected: incremental.Keys) -> 
     for shard in shards:
         check_contents(shard)
     with outdir.exclusive(out):
-        previous = incremental.Manifest.load(out)
+        previous = incremental.previous(out)
         tmp = outdir.new_tree(out)
         try:
             totals = [place(shard.files(), shard.root, tmp) for shard in shards]
             outdir.finish_tree(tmp, manifest.data())
+            # Whatever was added to the old folder while this run wrote the new one is not replaced either.
+            outdir.check_replaceable(out)
             # As in build: the list is written before the swap, so a kill in between leaves the old
             # tree and the next run compares against it again.
             changed = incremental.changes(previous.files(), manifest.files())

@@ -1,11 +1,13 @@
 """The output folder's safety: whose it is, who is writing it, and how a new build replaces it.
 
-A build only ever replaces a folder that a build made: every finished build carries a marker file
-(the manifest of what it wrote, so the two can never disagree), and a folder without it is refused
-unless it is empty. One lock per output folder serialises builds. A new build is written into a
-marked temporary sibling and exchanged with the old folder in one atomic step (``renameat2``'s
-exchange where the kernel has it); leftovers of killed builds carry their own marker and are
-removed by the next build, and nothing unmarked is ever deleted.
+A build only ever replaces a folder that a build made and nobody added to: every finished build
+carries its manifest (the marker, the list of every file it wrote), and a folder is replaced only if
+it is empty or holds nothing but the marker and files its manifest lists; anything else there is
+named and the build refused. One lock per output folder serialises builds. A new build is written
+into a temporary sibling and exchanged with the old folder in one atomic step (``renameat2``'s
+exchange where the kernel has it). The temporary and replaced trees have names no person would
+choose (hidden, with 32 random hex digits) and carry a mark of ours; a later build removes those
+leftovers of killed builds, and nothing else.
 """
 
 from __future__ import annotations
@@ -17,18 +19,19 @@ import errno
 import fcntl
 import json
 import os
+import re
+import secrets
 import shutil
 import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-# In a finished build: the manifest of every file it wrote (and so the proof that a build made it).
-MARKER = ".sizewise-build.json"
-# In a folder being written: removed (with the folder) if the build dies.
-PARTIAL = ".sizewise-partial"
+from generator.publish import manifest
+from generator.publish.manifest import MARKER, PARTIAL
+
+__all__ = ["MARKER", "PARTIAL"]
+
 DIR_MODE = 0o755
 FILE_MODE = 0o644
 
@@ -37,41 +40,61 @@ class OutputError(Exception):
     """The output folder cannot be used: not a build of ours, locked by another build, not writable."""
 
 
-def legacy_manifest(out: Path) -> Path:
-    """Where builds before the marker kept their manifest: next to the folder."""
-    return out.with_name(out.name + ".manifest.json")
-
-
-def is_build(out: Path) -> bool:
-    """Whether ``out`` is a folder a build wrote (marker inside, or the older manifest beside it)."""
-    return (out / MARKER).is_file() or (out.is_dir() and legacy_manifest(out).is_file())
+def stranger(out: Path, listed: set[str]) -> str | None:
+    """The first entry under ``out`` (in sorted order) that a build did not write: anything but the
+    marker and the plain files in ``listed``, or a folder that holds none of them."""
+    root = str(out)
+    for folder, dirs, names in os.walk(root):
+        dirs.sort()
+        here = os.path.relpath(folder, root)
+        if here != "." and not dirs and not names:
+            return here + "/"
+        for name in sorted(dirs + names):
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, root)
+            if os.path.islink(path):
+                return rel
+            if name in dirs:
+                continue
+            if (rel in listed or rel == MARKER) and os.path.isfile(path):
+                continue
+            return rel
+    return None
 
 
 def check_replaceable(out: Path) -> None:
-    """Raise OutputError unless ``out`` is absent, an empty folder, or a previous build."""
+    """Raise OutputError unless ``out`` is absent, an empty folder, or a previous build and nothing else.
+
+    A previous build is a folder with our marker in which every other entry is a file its manifest
+    lists. A marker that is damaged (not JSON, not the shape a build writes) still says a build made
+    the folder, but no file there is reused: the next build writes everything again.
+    """
     if not out.exists() and not out.is_symlink():
         return
-    if not out.is_dir():
+    if out.is_symlink() or not out.is_dir():
         raise OutputError(f"--out {out} exists and is not a folder; refusing to replace it")
-    if is_build(out):
+    if not any(out.iterdir()):
         return
-    if any(out.iterdir()):
+    if not (out / MARKER).is_file():
         raise OutputError(
             f"--out {out} is not empty and was not made by `build` (no {MARKER}); "
             "refusing to replace it: choose an empty or new folder"
         )
+    previous = manifest.read(out)
+    if previous is None:
+        return
+    extra = stranger(out, set(previous.files()))
+    if extra is not None:
+        raise OutputError(
+            f"--out {out} holds {extra}, which the build there did not write (it is not in {MARKER}); "
+            "refusing to replace the folder: move what you added out of it, or choose another folder"
+        )
 
 
 def read_marker(out: Path) -> dict[str, Any]:
-    """The previous build's manifest data, or {} when there is none or it cannot be read."""
-    for path in (out / MARKER, legacy_manifest(out)):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict):
-            return data
-    return {}
+    """The previous build's manifest data, or {} when there is none or it cannot be read as JSON."""
+    data = manifest.read_data(out)
+    return data if isinstance(data, dict) else {}
 
 
 @contextlib.contextmanager
@@ -113,17 +136,35 @@ def exclusive(out: Path) -> Iterator[None]:
 def write_atomic(path: Path, text: str) -> None:
     """Replace a text file in one step (a reader sees the old or the new one, never a part)."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:  # a full disk must not leave the half-written file behind
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+# Temporary and replaced trees: .<out>.sizewise-tmp-<32 hex> and .<out>.sizewise-old-<32 hex>.
+_LEFTOVER = r"\.{name}\.sizewise-(?:tmp|old)-[0-9a-f]{{32}}"
+
+
+def _sibling(out: Path, kind: str) -> Path:
+    """A new name beside ``out`` for a tree of ``kind`` (tmp, old) that no person would choose."""
+    return out.with_name(f".{out.name}.sizewise-{kind}-{secrets.token_hex(16)}")
 
 
 def _marked_leftovers(out: Path) -> list[Path]:
-    """Temporary and replaced folders of earlier builds of ``out`` that carry a marker of ours."""
+    """Temporary and replaced trees of earlier builds of ``out``: our names and our marks, nothing else."""
+    pattern = re.compile(_LEFTOVER.format(name=re.escape(out.name)))
     found = []
-    for pattern in (f".{out.name}.tmp-*", f"{out.name}.old-*"):
-        for path in out.parent.glob(pattern):
-            if path.is_dir() and not path.is_symlink() and ((path / PARTIAL).is_file() or (path / MARKER).is_file()):
-                found.append(path)
+    for path in out.parent.iterdir():
+        if (
+            pattern.fullmatch(path.name)
+            and path.is_dir()
+            and not path.is_symlink()
+            and ((path / PARTIAL).is_file() or (path / MARKER).is_file())
+        ):
+            found.append(path)
     return sorted(found)
 
 
@@ -135,17 +176,18 @@ def remove_leftovers(out: Path) -> None:
 
 def new_tree(out: Path) -> Path:
     """A marked, world-readable temporary sibling of ``out`` to write the next build into."""
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp = _sibling(out, "tmp")
+    os.mkdir(tmp, DIR_MODE)
     os.chmod(tmp, DIR_MODE)
     (tmp / PARTIAL).write_bytes(b"")
     os.chmod(tmp / PARTIAL, FILE_MODE)
     return tmp
 
 
-def finish_tree(tmp: Path, manifest: dict[str, Any]) -> None:
+def finish_tree(tmp: Path, data: dict[str, Any]) -> None:
     """Write the manifest (the marker) into the new tree and drop its partial mark."""
     path = tmp / MARKER
-    path.write_text(json.dumps(manifest, sort_keys=True), encoding="utf-8")
+    path.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
     os.chmod(path, FILE_MODE)
     (tmp / PARTIAL).unlink()
 
@@ -186,7 +228,7 @@ def swap_in(tmp: Path, out: Path) -> None:
     detached ``rm`` (tens of thousands of links take seconds to unlink); if that is killed, the next
     build removes what is left.
     """
-    old = out.with_name(f"{out.name}.old-{os.getpid()}-{time.monotonic_ns()}")
+    old = _sibling(out, "old")
     if out.is_dir() and not out.is_symlink() and _exchange(tmp, out):
         tmp.rename(old)
     else:
@@ -195,9 +237,8 @@ def swap_in(tmp: Path, out: Path) -> None:
         tmp.rename(out)
     if not old.exists():
         return
-    legacy_manifest(out).unlink(missing_ok=True)
     if not (old / MARKER).is_file():
-        # An empty folder or a build from before the marker: mark it so no cleanup ever doubts it.
+        # An empty folder: mark it so no cleanup ever doubts it.
         with contextlib.suppress(OSError):
             (old / PARTIAL).write_bytes(b"")
     try:

@@ -411,6 +411,33 @@ def _render_models(
     return written
 
 
+def _reusable(
+    catalog: Catalog, keys: incremental.Keys, previous: incremental.Manifest, bad: set[str]
+) -> tuple[list[str], bool]:
+    """What the previous build lends this one: (the models whose files are reused, whether the site
+    group's are). A group is reused when its key is the same, its rows read back, and none of its files
+    is in ``bad`` (changed in dist/ since that build wrote it)."""
+    count = len(catalog.hardware)
+    reuse = [
+        s
+        for s in pages.model_groups(catalog)
+        if (previous.models.get(s) or {}).get("key") == keys.models[s]
+        and not bad.intersection(previous.models[s]["files"])
+        and _rows(previous, s, count) is not None
+    ]
+    site = bool(previous.site) and previous.site["key"] == keys.site and not bad.intersection(previous.site["files"])
+    return reuse, site
+
+
+def _rows(previous: incremental.Manifest, slug: str, count: int) -> list[HardwareRow] | None:
+    """The ``count`` hardware-page rows a previous build recorded for a model; None if they cannot be read."""
+    try:
+        rows = [HardwareRow.from_json(r) for r in previous.models[slug]["rows"]]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return rows if len(rows) == count else None
+
+
 def write_site(
     catalog: Catalog,
     settings: Settings,
@@ -430,7 +457,7 @@ def write_site(
     rows: dict[str, list[HardwareRow]] = {}
     written: Written = []
     for slug in plan.reuse:
-        rows[slug] = [HardwareRow.from_json(r) for r in plan.previous.models[slug]["rows"]]
+        rows[slug] = _rows(plan.previous, slug, len(catalog.hardware)) or []
         new.models[slug] = plan.previous.models[slug]
     reused = [plan.previous.models[s]["files"] for s in plan.reuse]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
@@ -545,22 +572,27 @@ def _build_locked(
     """The build proper, with the output's lock held: its summary, and the size of what it wrote."""
     asset_files = assets(catalog)
     urls = {name: url for name, (url, _) in asset_files.items()}
-    keys = incremental.keys(catalog, content, base_url.rstrip("/"), langs)
-    previous = incremental.Manifest.load(out)
+    keys = incremental.keys(catalog, base_url.rstrip("/"), langs, urls, minify)
+    previous = incremental.previous(out)
     reusable_from = incremental.Manifest() if force or shard else previous
     changed_txt = out.with_name(out.name + ".changed.txt")
+    # What each file of the previous build is: its hash in the manifest, unless it was changed in dist/
+    # since (then it is never reused, and always listed as changed).
+    before = previous.files()
+    if not shard:
+        before.update(dict.fromkeys(incremental.damaged(before, out, max(jobs, 4)), "damaged"))
     if shard:
         k, n = shard
         chosen = [slug for i, slug in enumerate(pages.model_groups(catalog)) if i % n == k - 1]
         plan = Plan(chosen, [], k == 1, keys, reusable_from, out)
     else:
         groups = pages.model_groups(catalog)
-        reuse = [s for s in groups if incremental.reusable(reusable_from.models.get(s), keys.models[s], out)]
+        bad = {rel for rel, sha in before.items() if sha == "damaged"}
+        reuse, site_same = _reusable(catalog, keys, reusable_from, bad)
         todo = [s for s in groups if s not in reuse]
-        site_same = incremental.reusable(reusable_from.site or None, keys.site, out)
         if not todo and site_same:
             outdir.write_atomic(changed_txt, "")
-            return f"{out} is up to date ({len(previous.files()):,} files) in {time.perf_counter() - start:.1f} s", None
+            return f"{out} is up to date ({len(before):,} files) in {time.perf_counter() - start:.1f} s", None
         plan = Plan(todo, reuse, bool(todo) or not site_same, keys, reusable_from, out)
     tmp = outdir.new_tree(out)
     settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs, minify)
@@ -569,10 +601,12 @@ def _build_locked(
     try:
         written, manifest = write_site(catalog, settings, asset_files, jobs, plan, progress)
         outdir.finish_tree(tmp, manifest.data())
+        # Whatever was added to the old folder while this run wrote the new one is not replaced either.
+        outdir.check_replaceable(out)
         if not shard:
             # Written before the swap: a kill in between leaves the old tree, and the next build
             # compares against it again, so no change is ever missing from the list.
-            changed = incremental.changes(previous.files(), manifest.files())
+            changed = incremental.changes(before, manifest.files())
             outdir.write_atomic(changed_txt, "".join(p + "\n" for p in changed))
         outdir.swap_in(tmp, out)
     except BaseException:

@@ -35,6 +35,9 @@ from generator.sizing.scenario import DEFAULT_FORMAT, FAMILY_ENGINE, Scenario, f
 RELATED = 12
 # The fewest other models a pair page links on its device (more when the family is larger).
 PAIR_RELATED = 3
+# All that model and pair pages show of a related model (model.html, pair.html): a build key hashes
+# these fields of each related model, so a page that shows more must name it here.
+RELATED_FIELDS = ("slug", "name")
 
 
 @dataclasses.dataclass(frozen=True)

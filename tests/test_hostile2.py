@@ -1,0 +1,438 @@
+"""Hostile input and faults, round two (issue #33): stale incremental output, the output guard, reused
+files that were changed, damaged markers, catalog files that are not plain files, values the schema
+accepts that the build cannot handle, translations, and the workbench's URL numbers.
+
+Like tests/test_hostile.py, each case edits a copy of the golden fixture catalog (2 models × 2
+accelerators) and runs the real command line in this process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from generator import cli
+from generator.publish import outdir
+from tests.golden.regenerate import CONTENT as GOLDEN
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Every file under ``root`` with the sha256 of its bytes (and every folder, as 'dir')."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = str(path.relative_to(root))
+        out[rel] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def build(content: Path, out: Path, *more: str) -> int:
+    return cli.main(["--content", str(content), "build", "--out", str(out), "--jobs", "1", *more])
+
+
+@pytest.fixture(scope="module")
+def first_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the golden catalog and a first build of it."""
+    root = tmp_path_factory.mktemp("first-build")
+    shutil.copytree(GOLDEN, root / "content")
+    assert build(root / "content", root / "dist") == 0
+    return root
+
+
+@pytest.fixture
+def site(tmp_path: Path, first_build: Path) -> tuple[Path, Path]:
+    """A copy of the golden catalog and of a first build of it: (content, dist)."""
+    shutil.copytree(first_build, tmp_path, dirs_exist_ok=True)
+    return tmp_path / "content", tmp_path / "dist"
+
+
+# --- N1: incremental builds cannot miss an input -------------------------------------------------
+
+WANTED = """wanted:
+  - name: Imaginary-70B
+    kind: model
+    status: not_released
+    missing: No weights are published.
+    sources: [https://example.org/imaginary]
+"""
+
+# One edit of every file of the fixture catalog (and of the files it may have but does not), each a
+# change some page shows: (file, edit of the content folder).
+MUTATIONS: list[tuple[str, Callable[[Path], None]]] = [
+    ("assumptions.yaml", lambda c: edit(c / "assumptions.yaml", "hours_per_day: 8 ", "hours_per_day: 6 ")),
+    ("calibration.yaml", lambda c: edit(c / "calibration.yaml", "ratio_high: 1.403", "ratio_high: 1.5")),
+    (
+        "engines.yaml",
+        lambda c: edit(c / "engines.yaml", "runtime_bytes_per_gpu: 479199232", "runtime_bytes_per_gpu: 579199232"),
+    ),
+    (
+        "formats.yaml",
+        lambda c: edit(c / "formats.yaml", "bits_per_weight: 4.8992", "bits_per_weight: 4.9"),
+    ),
+    (
+        "hardware/apple-m4-max-40c-128gb.yaml",
+        lambda c: edit(c / "hardware/apple-m4-max-40c-128gb.yaml", "bandwidth_gbps: 546", "bandwidth_gbps: 500"),
+    ),
+    (
+        "hardware/rtx-4090.yaml",
+        lambda c: edit(c / "hardware/rtx-4090.yaml", "bandwidth_gbps: 1008", "bandwidth_gbps: 900"),
+    ),
+    (
+        "models/llama-3-1-8b-instruct.yaml",
+        lambda c: edit(c / "models/llama-3-1-8b-instruct.yaml", "notes: >-\n", "notes: >-\n  A changed note.\n"),
+    ),
+    (
+        "models/qwen3-30b-a3b.yaml",
+        lambda c: edit(c / "models/qwen3-30b-a3b.yaml", "name: Qwen3-30B-A3B", "name: Qwen3 30B A3B"),
+    ),
+    ("pages/en/methodology.md", lambda c: (c / "pages/en/methodology.md").open("a").write("\nA new line.\n")),
+    ("pages/fr/methodology.md", lambda c: (c / "pages/fr/methodology.md").open("a").write("\nUne ligne.\n")),
+    ("pages/zh/methodology.md", lambda c: (c / "pages/zh/methodology.md").open("a").write("\n新的一行。\n")),
+    (
+        "prices/api.yaml",
+        lambda c: edit(c / "prices/api.yaml", "output_usd_per_mtok: 0.29", "output_usd_per_mtok: 0.31"),
+    ),
+    (
+        "prices/cloud.yaml",
+        lambda c: edit(c / "prices/cloud.yaml", "url: https://www.runpod.io/pricing", "url: https://runpod.io/gpu"),
+    ),
+    ("quality.yaml", lambda c: edit(c / "quality.yaml", "max_loss: 0.04", "max_loss: 0.02")),
+    (
+        "search-aliases.yaml",
+        lambda c: edit(c / "search-aliases.yaml", "Apple: [苹果, Mac]", "Apple: [苹果, Mac, 麦金塔]"),
+    ),
+    ("wanted.yaml", lambda c: (c / "wanted.yaml").write_text(WANTED, encoding="utf-8")),
+]
+
+
+def test_every_file_of_the_fixture_catalog_has_a_mutation() -> None:
+    files = {str(p.relative_to(GOLDEN)) for p in GOLDEN.rglob("*") if p.is_file()}
+    assert files <= {name for name, _ in MUTATIONS}, "give each new fixture file an edit in MUTATIONS"
+
+
+@pytest.mark.slow  # two builds per file of the catalog
+@pytest.mark.parametrize(("name", "mutate"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_incremental_build_after_any_edit_equals_a_forced_build(
+    site: tuple[Path, Path], name: str, mutate: Callable[[Path], None]
+) -> None:
+    content, out = site
+    before = tree(out)
+    mutate(content)
+    assert build(content, out) == 0
+    changed = out.with_name("dist.changed.txt").read_text().split()
+    ref = out.with_name("ref")
+    assert build(content, ref, "--force") == 0
+    shown = {k: v for k, v in tree(ref).items() if k != outdir.MARKER}
+    assert shown != {k: v for k, v in before.items() if k != outdir.MARKER}, f"editing {name} changes no page"
+    assert tree(out) == tree(ref), f"after editing {name}, the incremental build differs from --force"
+    assert changed, f"after editing {name}, nothing is listed as changed"
+
+
+def test_the_key_covers_python_and_the_rendering_libraries(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.publish import incremental
+
+    content, out = site
+    real = incremental.environment()
+    for package in (b"jinja2==", b"markdown==", b"babel==", b"minify_html==", b"pydantic==", b"pyyaml=="):
+        assert b"\n" + package in real
+    capsys.readouterr()
+    assert build(content, out) == 0
+    assert "up to date" in capsys.readouterr().out
+    monkeypatch.setattr(incremental, "environment", lambda: real.replace(b"jinja2==", b"jinja2==9"))
+    assert build(content, out) == 0
+    assert "2 of 2 models rendered" in capsys.readouterr().out
+
+
+# --- N7: reused files are checked; a damaged marker is no previous build --------------------------
+
+
+def test_a_defaced_file_is_rendered_again_and_listed_as_changed(site: tuple[Path, Path]) -> None:
+    content, out = site
+    page = out / "en/models/llama-3-1-8b-instruct/rtx-4090/index.html"
+    good = page.read_bytes()
+    defaced = good.replace(b"<title>", b"<title>pwned ", 1)
+    page.unlink()  # a new file, as an editor writes it
+    page.write_bytes(defaced)
+    assert build(content, out) == 0
+    assert page.read_bytes() == good
+    assert "/en/models/llama-3-1-8b-instruct/rtx-4090/" in out.with_name("dist.changed.txt").read_text().split()
+    # Edited in place (the same inode, so also every hard link of it), same size.
+    with page.open("r+b") as fh:
+        fh.write(b"<!DOCTYPE html><!-- x -->"[: len(good)])
+    assert build(content, out) == 0
+    assert page.read_bytes() == good
+    assert "/en/models/llama-3-1-8b-instruct/rtx-4090/" in out.with_name("dist.changed.txt").read_text().split()
+
+
+def test_a_reused_file_replaced_by_a_link_is_not_followed(site: tuple[Path, Path], tmp_path: Path) -> None:
+    content, out = site
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret")
+    page = out / "en/models/qwen3-30b-a3b/rtx-4090/index.html"
+    good = page.read_bytes()
+    page.unlink()
+    page.symlink_to(secret)
+    # A link is something no build writes: the folder is refused, naming it.
+    code = build(content, out)
+    assert code == 2
+    page.unlink()
+    page.write_bytes(good)
+    assert build(content, out) == 0
+
+
+MARKERS = ["[]", "1", '"x"', "null", '{"version": 1, "models": [], "site": {}}', '{"version": 1, "models": {"a": 1}}']
+MARKERS += ['{"version": 1, "models": {}, "site": {"key": "k", "files": {"../x": "0"}}}', "[" * 100000, "{not json"]
+
+
+@pytest.mark.parametrize("marker", MARKERS)
+def test_a_damaged_marker_means_no_previous_build(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], marker: str
+) -> None:
+    content, out = site
+    (out / outdir.MARKER).write_text(marker)
+    for argv in ([], ["--force"]):
+        capsys.readouterr()
+        assert build(content, out, *argv) == 0
+        assert "Traceback" not in capsys.readouterr().err
+        assert json.loads((out / outdir.MARKER).read_text())["version"] == 1
+        (out / outdir.MARKER).write_text(marker)
+    # merge into the folder (from shards built here) works as well
+    shards = [out.with_name(f"shard{k}") for k in (1, 2)]
+    for k, shard in enumerate(shards, 1):
+        assert build(content, shard, "--shard", f"{k}/2") == 0
+    capsys.readouterr()
+    code = cli.main(["--content", str(content), "merge", *map(str, shards), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rows", [[{"nonsense": 1}], [], "x", [1, 2]])
+def test_rows_of_the_wrong_shape_are_not_reused(site: tuple[Path, Path], rows: object) -> None:
+    content, out = site
+    data = json.loads((out / outdir.MARKER).read_text())
+    data["models"]["llama-3-1-8b-instruct"]["rows"] = rows
+    (out / outdir.MARKER).write_text(json.dumps(data))
+    # Another model changes: the site pages are rendered again from every model's rows.
+    edit(content / "models/qwen3-30b-a3b.yaml", "notes: >-\n", "notes: >-\n  A changed note.\n")
+    assert build(content, out) == 0
+    ref = out.with_name("ref")
+    assert build(content, ref, "--force") == 0
+    assert tree(out) == tree(ref)
+
+
+# --- N2: the output guard never deletes what a build did not write ---------------------------------
+
+
+def test_a_web_root_with_a_copy_of_a_build_and_more_is_refused(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    content, out = site
+    www = out.with_name("www")
+    shutil.copytree(out, www)
+    (www / "blog").mkdir()
+    (www / "blog/post.html").write_text("mine")
+    (www / "en/notes.txt").write_text("mine too")
+    before = tree(www)
+    for argv in ([], ["--force"]):
+        capsys.readouterr()
+        assert build(content, www, *argv) == 2
+        err = capsys.readouterr().err
+        assert "blog/post.html" in err and "refusing" in err and "Traceback" not in err
+        assert tree(www) == before
+
+
+def test_an_empty_folder_or_link_inside_a_build_is_refused(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    content, out = site
+    (out / "uploads").mkdir()
+    assert build(content, out, "--force") == 2
+    assert "uploads/" in capsys.readouterr().err
+    (out / "uploads").rmdir()
+    (out / "media").symlink_to(out.parent / "content")
+    assert build(content, out, "--force") == 2
+    assert "media" in capsys.readouterr().err
+    assert (out.parent / "content/quality.yaml").is_file()
+
+
+def test_a_sibling_manifest_file_does_not_make_a_folder_a_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    (photos / "cat.jpg").write_bytes(b"\xff\xd8")
+    (tmp_path / "photos.manifest.json").write_text("{}")
+    assert build(GOLDEN, photos) == 2
+    assert "refusing" in capsys.readouterr().err
+    assert (photos / "cat.jpg").read_bytes() == b"\xff\xd8"
+    assert (tmp_path / "photos.manifest.json").read_text() == "{}"
+
+
+def test_backups_beside_the_output_are_kept(site: tuple[Path, Path]) -> None:
+    content, out = site
+    backups = [out.with_name("dist.old-2026-11-30"), out.with_name(".dist.tmp-mine"), out.with_name("dist.old-1-2")]
+    for backup in backups:
+        shutil.copytree(out, backup)
+        (backup / outdir.PARTIAL).write_text("")
+    assert build(content, out) == 0  # a no-op build
+    assert build(content, out, "--force") == 0
+    for backup in backups:
+        assert (backup / "en/index.html").is_file(), backup
+
+
+def test_strangers_added_while_a_build_runs_are_not_deleted(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, out = site
+    real = outdir.finish_tree
+
+    def meanwhile(tmp: Path, data: dict[str, object]) -> None:
+        (out / "added-during-the-build.txt").write_text("mine")
+        real(tmp, data)
+
+    monkeypatch.setattr(outdir, "finish_tree", meanwhile)
+    assert build(content, out, "--force") == 2
+    assert "added-during-the-build.txt" in capsys.readouterr().err
+    assert (out / "added-during-the-build.txt").read_text() == "mine"
+    assert not [p for p in out.parent.iterdir() if ".sizewise-tmp-" in p.name]
+
+
+def test_leftover_names_are_ours_alone(site: tuple[Path, Path]) -> None:
+    content, out = site
+    edit(content / "pages/en/methodology.md", "\n", "\n\n")
+    assert build(content, out) == 0
+    for path in out.parent.iterdir():
+        assert path.name in {"content", "dist", "dist.changed.txt", ".dist.lock"} or path.name.startswith(
+            ".dist.sizewise-old-"
+        ), path.name
+
+
+def test_a_full_disk_while_writing_the_change_list_leaves_no_temporary_file(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, out = site
+    real = os.replace
+
+    def full(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(OSError):
+        outdir.write_atomic(out.with_name("dist.changed.txt"), "x\n")
+    monkeypatch.setattr(os, "replace", real)
+    assert not [p for p in out.parent.iterdir() if ".tmp-" in p.name]
+
+
+# --- N3: the catalog is read only from regular files inside the content folder --------------------
+
+
+def _run_with_timeout(argv: list[str], timeout_s: float = 20) -> int | None:
+    """``cli.main(argv)`` in a thread; None if it has not returned after ``timeout_s`` (a hang)."""
+    import threading
+
+    result: list[int] = []
+    thread = threading.Thread(target=lambda: result.append(cli.main(argv)), daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    return result[0] if result else None
+
+
+SECRET = "TOP-SECRET-0123456789"
+
+
+def _link_page_outside(c: Path) -> Path:
+    secret = c.parent / "secret.md"
+    secret.write_text(f"# {SECRET}\n")
+    page = c / "pages/en/methodology.md"
+    page.unlink()
+    page.symlink_to(secret)
+    return page
+
+
+def _link_model_inside(c: Path) -> Path:
+    link = c / "models/llama-3-1-8b-instruct.yaml"
+    target = c.parent / "llama.yaml"
+    shutil.move(link, target)
+    link.symlink_to(target)
+    return link
+
+
+def _link_folder(c: Path) -> Path:
+    shutil.move(c / "pages/fr", c.parent / "fr")
+    (c / "pages/fr").symlink_to(c.parent / "fr")
+    return c / "pages/fr/methodology.md"
+
+
+def _dev_zero(c: Path) -> Path:
+    path = c / "quality.yaml"
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    return path
+
+
+def _fifo(c: Path) -> Path:
+    path = c / "quality.yaml"
+    path.unlink()
+    os.mkfifo(path)
+    return path
+
+
+def _fifo_model(c: Path) -> Path:
+    path = c / "models/zz-pipe.yaml"
+    os.mkfifo(path)
+    return path
+
+
+def _dangling(c: Path) -> Path:
+    path = c / "prices/api.yaml"
+    path.unlink()
+    path.symlink_to(c.parent / "nowhere.yaml")
+    return path
+
+
+@pytest.mark.parametrize(
+    "make",
+    [_link_page_outside, _link_model_inside, _link_folder, _dev_zero, _fifo, _fifo_model, _dangling],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_catalog_files_that_are_not_regular_files_are_one_error(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], make: Callable[[Path], Path]
+) -> None:
+    content, out = site
+    before = tree(out)
+    path = make(content)
+    rel = str(path.relative_to(content.parent))
+    for argv in (["check-content"], ["build", "--out", str(out), "--jobs", "1"]):
+        capsys.readouterr()
+        code = _run_with_timeout(["--content", str(content), *argv])
+        assert code == 2, f"{argv[0]} exited {code} (None: it hung)"
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        assert rel in err and ("symbolic link" in err or "named pipe" in err), err
+    assert tree(out) == before
+    assert not any(SECRET in p.read_text(errors="replace") for p in out.rglob("*.html"))
+
+
+def test_a_file_is_read_up_to_the_limit_only(tmp_path: Path) -> None:
+    from generator.content.loader import MAX_FILE_BYTES, read_plain
+
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as fh:
+        fh.truncate(MAX_FILE_BYTES * 4)
+    with pytest.raises(ValueError, match="larger than"):
+        read_plain(big, tmp_path)
+    small = tmp_path / "small.yaml"
+    small.write_bytes(b"a: 1\n")
+    assert read_plain(small, tmp_path) == b"a: 1\n"
