@@ -23,7 +23,7 @@ def _flow(value: object) -> str:
     return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10_000).strip()
 
 
-def _network(net: Network) -> list[str]:
+def network_lines(net: Network) -> list[str]:
     """The block list as YAML lines: one flow mapping per block and per run of the schedule."""
     lines = ["  blocks:"]
     for name, block in net.blocks.items():
@@ -63,7 +63,7 @@ def scaffold(model: Model, hf_id: str | None, config_source: str) -> str:
     if model.is_moe:
         out += [f"params_active: {TODO}", f"params_active_kind: {TODO}"]
     out += ["architecture:", _block(arch).rstrip("\n")]
-    out += ["network:", *_network(model.net)]
+    out += ["network:", *network_lines(model.net)]
     out += [
         "artifacts:  # only repos and tags that exist",
         "  gguf: []",
