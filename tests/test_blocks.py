@@ -104,8 +104,8 @@ def test_every_catalog_config_reads_as_its_model(catalog: Catalog) -> None:
         known = catalog.models.get(path.stem)
         if known is None or known.network is None:
             continue
-        assert model.net.blocks == known.net.blocks, path.stem
-        assert model.net.schedule() == known.net.schedule(), path.stem
+        assert model.network.blocks == known.network.blocks, path.stem
+        assert model.network.schedule() == known.network.schedule(), path.stem
 
 
 @pytest.mark.parametrize(

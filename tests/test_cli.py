@@ -175,11 +175,13 @@ def test_new_model_reads_qwen3_5_hybrid_moe_without_hand_edits() -> None:
 
     cfg = json.loads((FIXTURES / "qwen3.5-397b-a17b-config.json").read_text())
     model = model_from_config(cfg, name="Qwen3.5-397B-A17B", source="https://huggingface.co/Qwen/Qwen3.5-397B-A17B")
-    attn, moe = model.net.blocks["attn"], model.net.blocks["moe"]
+    attn, moe = model.network.blocks["attn"], model.network.blocks["moe"]
     assert model.architecture.model_type == "qwen3_5_moe_text"
     assert attn.kind == "attention" and attn.qk_norm and attn.output_gate == "element"
-    assert [r.model_dump() for r in model.net.layers] == [
+    assert [r.model_dump() for r in model.network.layers] == [
         {"repeat": 15, "unit": (("gdn", "moe"),) * 3 + (("attn", "moe"),)}
     ]
-    assert moe.kind == "moe" and moe.shared_gate and model.net.mtp is not None and len(model.net.mtp.layers) == 1
+    assert (
+        moe.kind == "moe" and moe.shared_gate and model.network.mtp is not None and len(model.network.mtp.layers) == 1
+    )
     assert count_params(model).total == 396_346_350_336

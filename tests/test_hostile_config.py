@@ -299,9 +299,9 @@ def test_missing_model_type_is_inferred_from_architectures(tmp_path: Path, seed:
 
 def test_inferred_qwen2_keeps_its_qkv_biases_and_mixtral_its_expert_size(tmp_path: Path) -> None:
     qwen = load_config(write(tmp_path, without(QWEN, "model_type")))
-    attn = qwen.net.blocks["attn"]
+    attn = qwen.network.blocks["attn"]
     assert qwen.architecture.model_type == "qwen2" and attn.kind == "attention" and attn.bias
-    moe = load_config(write(tmp_path, without(MIXTRAL, "model_type"))).net.blocks["moe"]
+    moe = load_config(write(tmp_path, without(MIXTRAL, "model_type"))).network.blocks["moe"]
     assert moe.kind == "moe" and moe.intermediate == 14336
 
 
@@ -311,7 +311,7 @@ def test_multimodal_without_any_model_type_reads_as_gemma3(tmp_path: Path) -> No
     assert model.architecture.model_type == "gemma3"
     given = load_config(write(tmp_path, GEMMA))
     assert model.architecture.model_copy(update={"model_type": "gemma3_text"}) == given.architecture
-    assert model.net == given.net
+    assert model.network == given.network
 
 
 @pytest.mark.parametrize(
@@ -326,7 +326,7 @@ def test_multimodal_without_any_model_type_reads_as_gemma3(tmp_path: Path) -> No
 def test_config_reads_as_the_catalog_model(tmp_path: Path, catalog: Catalog, seed: dict[str, Any], slug: str) -> None:
     model, known = load_config(write(tmp_path, seed)), catalog.model(slug)
     # The same network, and the same global shape (the file spells the geometry as blocks).
-    assert model.net.blocks == known.net.blocks and model.net.schedule() == known.net.schedule()
+    assert model.network.blocks == known.network.blocks and model.network.schedule() == known.network.schedule()
     globals_ = ("model_type", "num_layers", "hidden_size", "vocab_size", "max_context", "tie_word_embeddings")
     assert all(getattr(model.architecture, k) == getattr(known.architecture, k) for k in globals_)
     assert model.sources == (str(tmp_path / "config.json"),)
@@ -338,11 +338,11 @@ def test_shapes_reach_every_reader(tmp_path: Path) -> None:
     assert mixers(gpt_oss) == "sf" * 12 and window(gpt_oss) == 128
     qwen3_next = load_config(write(tmp_path, QWEN3_NEXT_LIKE))
     assert qwen3_next.architecture.model_type == "qwen3_next" and mixers(qwen3_next) == "lllf" * 12
-    gdn = qwen3_next.net.blocks["gdn"]
+    gdn = qwen3_next.network.blocks["gdn"]
     assert gdn.kind == "gated_delta_net" and gdn.num_value_heads == 32
     llama4 = load_config(write(tmp_path, LLAMA4_LIKE))
     assert mixers(llama4) == "sssf" * 12 and window(llama4) == 8192
-    moe = llama4.net.blocks["moe"]
+    moe = llama4.network.blocks["moe"]
     assert moe.kind == "moe" and moe.shared_experts == 1
 
 
@@ -354,12 +354,12 @@ def test_periods_longer_than_the_model_are_cut_to_it(tmp_path: Path) -> None:
 def mixers(model: Model) -> str:
     """Each layer's mixer as a letter: f full attention, s sliding, l gated delta net, m Mamba-2."""
     letters = {"gdn": "l", "mamba": "m", "swa": "s"}
-    return "".join(letters.get(m or "", "f") for m, _ in model.net.schedule())
+    return "".join(letters.get(m or "", "f") for m, _ in model.network.schedule())
 
 
 def window(model: Model) -> int | None:
     """The sliding window of the model's windowed attention block."""
-    block = model.net.blocks["swa"]
+    block = model.network.blocks["swa"]
     return block.window if block.kind == "attention" else None
 
 

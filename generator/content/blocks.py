@@ -6,21 +6,16 @@ either may be absent (Nemotron-H layers are one or the other). Blocks are named 
 letter pattern (``MEMEM*E…``) with a map from letters to pairs.
 
 Pure data: the engine (generator/sizing/layout.py) expands a Network once per model and every output
-(parameters, weights, KV cache and state, speed) reads that one expansion. The older shorthand in a
-model file (``architecture`` geometry + ``attention`` + ``moe``) is turned into a Network by
-:func:`legacy_network`, so both descriptions size through the same rules.
+(parameters, weights, KV cache and state, speed) reads that one expansion.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
 from generator.content.types import Frozen, Heads, Layers, Tokens, Width
-
-if TYPE_CHECKING:
-    from generator.content.schema import Architecture, Attention, MoE
 
 Count = Annotated[int, Field(ge=0, le=1_048_576)]
 BlockName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
@@ -264,87 +259,3 @@ def runs(specs: tuple[LayerSpec, ...], blocks: dict[str, Block] | None = None) -
         out.append(Repeat(repeat=j - i, unit=(specs[i],)))
         i = j
     return tuple(out)
-
-
-def legacy_network(arch: Architecture, attention: Attention, moe: MoE | None) -> Network:
-    """The Network the shorthand description (one attention geometry, a layer-pattern string, a MoE
-    section) stands for: the same layers, blocks and parameters."""
-    blocks: dict[str, Mixer | FFN] = {}
-    assert arch.num_attention_heads and arch.num_kv_heads and arch.head_dim
-    mla = attention.mla
-    if mla is not None:
-        softmax: dict[str, Mixer] = {
-            "mla": MLABlock(
-                kind="mla",
-                heads=arch.num_attention_heads,
-                kv_lora_rank=mla.kv_lora_rank,
-                qk_rope_head_dim=mla.qk_rope_head_dim,
-                qk_nope_head_dim=mla.qk_nope_head_dim,
-                v_head_dim=mla.v_head_dim,
-                q_lora_rank=mla.q_lora_rank,
-            )
-        }
-    else:
-        common = {
-            "kind": "attention",
-            "heads": arch.num_attention_heads,
-            "kv_heads": arch.num_kv_heads,
-            "head_dim": arch.head_dim,
-            "output_gate": "element" if arch.attention_output_gate else "none",
-            "qk_norm": arch.qk_norm,
-            "bias": arch.attention_bias,
-            "output_bias": arch.attention_output_bias,
-            "sinks": arch.attention_sinks,
-        }
-        softmax = {"attn": AttentionBlock.model_validate(common)}
-        if "s" in attention.layer_pattern:
-            softmax["swa"] = AttentionBlock.model_validate({**common, "window": attention.sliding_window})
-    full_name = "mla" if mla is not None else "attn"
-    letters = {"f": full_name, "s": "mla" if mla is not None else "swa", "l": "gdn", "m": "mamba"}
-    blocks.update(softmax)
-    if attention.linear is not None and "l" in attention.layer_pattern:
-        lin = attention.linear
-        blocks["gdn"] = GatedDeltaNetBlock(
-            kind="gated_delta_net",
-            num_key_heads=lin.num_key_heads,
-            key_head_dim=lin.key_head_dim,
-            num_value_heads=lin.num_value_heads,
-            value_head_dim=lin.value_head_dim,
-            conv_kernel=lin.conv_kernel,
-        )
-    if attention.mamba is not None and "m" in attention.layer_pattern:
-        m = attention.mamba
-        blocks["mamba"] = Mamba2Block(
-            kind="mamba2",
-            d_inner=m.d_inner,
-            d_state=m.d_state,
-            n_groups=m.n_groups,
-            d_conv=m.d_conv,
-            num_heads=m.num_heads,
-        )
-    if arch.intermediate_size:
-        blocks["mlp"] = DenseBlock(
-            kind="dense", intermediate=arch.intermediate_size, gated=arch.mlp_gated, bias=arch.mlp_bias
-        )
-    if moe is not None:
-        shared = moe.shared_expert_intermediate_size if moe.shared_experts else 0
-        blocks["moe"] = MoEBlock(
-            kind="moe",
-            experts=moe.num_experts,
-            experts_per_token=moe.experts_per_token,
-            intermediate=moe.expert_intermediate_size,
-            gated=arch.mlp_gated,
-            bias=arch.mlp_bias,
-            shared_experts=moe.shared_experts if shared else 0,
-            shared_intermediate=shared,
-            shared_gate=moe.shared_expert_gate and bool(shared),
-            router_bias=moe.router_bias,
-        )
-    pattern = attention.layer_pattern
-    specs: list[LayerSpec] = []
-    for i in range(arch.num_layers):
-        mixer = letters[pattern[i % len(pattern)]]
-        ffn = "moe" if moe is not None and moe.is_moe_layer(i) else ("mlp" if arch.intermediate_size else None)
-        specs.append((mixer, ffn))
-    used = {name for spec in specs for name in spec if name}
-    return Network(blocks={k: v for k, v in blocks.items() if k in used}, layers=runs(tuple(specs)))

@@ -63,7 +63,7 @@ def scaffold(model: Model, hf_id: str | None, config_source: str) -> str:
     if model.is_moe:
         out += [f"params_active: {TODO}", f"params_active_kind: {TODO}"]
     out += ["architecture:", _block(arch).rstrip("\n")]
-    out += ["network:", *network_lines(model.net)]
+    out += ["network:", *network_lines(model.network)]
     out += [
         "artifacts:  # only repos and tags that exist",
         "  gguf: []",

@@ -7,7 +7,6 @@ error that names the key, never a silently ignored fact.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import re
 from enum import StrEnum
@@ -15,8 +14,8 @@ from typing import Annotated, Literal, Self
 
 from pydantic import AfterValidator, Field, model_validator
 
-from generator.content.blocks import Network, legacy_network
-from generator.content.types import Frozen, Heads, Layers, Tokens, Width
+from generator.content.blocks import Network
+from generator.content.types import Frozen, Layers, Tokens, Width
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 GIB = 1024**3
@@ -72,140 +71,17 @@ OllamaRef = Annotated[
 ]
 
 
-# Architecture flags that belong to the shorthand description (a block list says them per block).
-_SHORTHAND_FLAGS = (
-    "attention_bias",
-    "attention_output_bias",
-    "qk_norm",
-    "attention_output_gate",
-    "attention_sinks",
-    "mlp_bias",
-    "mlp_gated",
-)
-
-
 class Architecture(Frozen):
-    """The text model's shape, as in its config.json.
-
-    The attention and FFN geometry here (heads, KV heads, head size, FFN width and the flags after
-    them) is the shorthand for a model whose layers all share one geometry; a model given as a block
-    list (``Model.network``) leaves them out."""
+    """The text model's global shape, as in its config.json; the layers are described by ``Model.network``."""
 
     model_type: Annotated[str, _matching(r"[A-Za-z0-9_.-]{1,64}", "a config.json model_type such as llama")]
     num_layers: Layers
     hidden_size: Width
-    intermediate_size: Annotated[int, Field(ge=0, le=1_048_576)] | None = None
-    num_attention_heads: Heads | None = None
-    num_kv_heads: Heads | None = None
-    head_dim: Width | None = None
     vocab_size: Annotated[int, Field(ge=1, le=10_000_000)]
     max_context: Tokens
     tie_word_embeddings: bool
-    attention_bias: bool = False
-    attention_output_bias: bool = False
-    qk_norm: bool = False
-    attention_output_gate: bool = False
-    attention_sinks: bool = False
+    # Hidden-size norms of every layer (input and post-attention: 2; Gemma's sandwich norms: 4).
     norms_per_layer: Annotated[int, Field(ge=0, le=8)] = 2
-    mlp_bias: bool = False
-    mlp_gated: bool = True
-
-    @model_validator(mode="after")
-    def _heads_group(self) -> Self:
-        if self.num_attention_heads and self.num_kv_heads and self.num_attention_heads % self.num_kv_heads:
-            raise ValueError(
-                f"num_attention_heads ({self.num_attention_heads}) must be a multiple of "
-                f"num_kv_heads ({self.num_kv_heads})"
-            )
-        return self
-
-
-class MLA(Frozen):
-    """Multi-head latent attention (DeepSeek V2/V3): the KV cache holds one latent per token."""
-
-    kv_lora_rank: Width
-    qk_rope_head_dim: Width
-    qk_nope_head_dim: Width
-    v_head_dim: Width
-    q_lora_rank: Width | None = None
-
-
-class LinearAttention(Frozen):
-    """Gated delta net layers (Qwen3-Next): a fixed recurrent state per sequence."""
-
-    num_key_heads: Heads
-    key_head_dim: Width
-    num_value_heads: Heads
-    value_head_dim: Width
-    conv_kernel: Annotated[int, Field(ge=1, le=64)]
-
-
-class Mamba(Frozen):
-    """Mamba-2 layers: a conv state and an SSM state per sequence."""
-
-    d_inner: Width
-    d_state: Width
-    n_groups: Heads
-    d_conv: Annotated[int, Field(ge=1, le=64)]
-    num_heads: Heads
-
-
-class LayerKind(StrEnum):
-    """How one layer attends; the letters of ``Attention.layer_pattern``."""
-
-    FULL = "f"
-    SLIDING = "s"
-    LINEAR = "l"
-    MAMBA = "m"
-
-
-class Attention(Frozen):
-    """Which layers attend how. ``layer_pattern`` repeats to num_layers: f full, s sliding, l linear, m mamba."""
-
-    layer_pattern: Annotated[str, Field(pattern=r"^[fslm]+$", max_length=1024)] = "f"
-    sliding_window: Tokens | None = None
-    mla: MLA | None = None
-    linear: LinearAttention | None = None
-    mamba: Mamba | None = None
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Self:
-        if "s" in self.layer_pattern and self.sliding_window is None:
-            raise ValueError("layer_pattern has sliding layers (s) but sliding_window is missing")
-        if "l" in self.layer_pattern and self.linear is None:
-            raise ValueError("layer_pattern has linear-attention layers (l) but `linear` is missing")
-        if "m" in self.layer_pattern and self.mamba is None:
-            raise ValueError("layer_pattern has mamba layers (m) but `mamba` is missing")
-        return self
-
-
-class MoE(Frozen):
-    """Mixture of experts: every expert is resident; only experts_per_token run per token.
-
-    Layer i (from 0) is a MoE layer when i ≥ first_dense_layers and (i + 1) % layer_interval == 0
-    (Llama 4 Maverick interleaves with 2); other layers use the dense intermediate_size.
-    """
-
-    def is_moe_layer(self, i: int) -> bool:
-        """Whether layer ``i`` (from 0) routes to experts."""
-        return i >= self.first_dense_layers and (i + 1) % self.layer_interval == 0
-
-    num_experts: Heads
-    experts_per_token: Heads
-    expert_intermediate_size: Width
-    shared_experts: Annotated[int, Field(ge=0, le=65_536)] = 0
-    shared_expert_intermediate_size: Annotated[int, Field(ge=0, le=1_048_576)] = 0
-    first_dense_layers: Annotated[int, Field(ge=0, le=1024)] = 0
-    layer_interval: Layers = 1
-    router_bias: bool = False
-    shared_expert_gate: bool = False
-    extra_layers_not_loaded: Annotated[int, Field(ge=0, le=1024)] = 0
-
-    @model_validator(mode="after")
-    def _k_le_e(self) -> Self:
-        if self.experts_per_token > self.num_experts:
-            raise ValueError(f"experts_per_token ({self.experts_per_token}) exceeds num_experts ({self.num_experts})")
-        return self
 
 
 class Artifacts(Frozen):
@@ -276,11 +152,8 @@ class Model(Frozen):
     params_active: Params | None = None
     params_active_kind: ParamsKind | None = None
     architecture: Architecture
-    attention: Attention = Attention()
-    moe: MoE | None = None
-    # The block list (blocks and their layer schedule); without it, the shorthand above describes the
-    # network (see generator/content/blocks.py).
-    network: Network | None = None
+    # The layers: named blocks and their schedule (generator/content/blocks.py).
+    network: Network
     artifacts: Artifacts = Artifacts()
     vision: VisionEncoder | None = None
     long_context: LongContext | None = None
@@ -311,48 +184,25 @@ class Model(Frozen):
             return bool(art.mlx)
         return {"AWQ": bool(art.awq), "GPTQ": bool(art.gptq), "MXFP4": bool(art.mxfp4)}.get(fmt, True)
 
-    @functools.cached_property
-    def net(self) -> Network:
-        """The model's block list: ``network`` as given, else the one its shorthand stands for."""
-        return self.network or legacy_network(self.architecture, self.attention, self.moe)
-
     @property
     def is_moe(self) -> bool:
         """Whether any layer routes to experts."""
-        return any(b.kind == "moe" for b in self.net.blocks.values())
+        return any(b.kind == "moe" for b in self.network.blocks.values())
 
     @model_validator(mode="after")
-    def _described_once(self) -> Self:
-        a = self.architecture
-        shorthand = {
-            "architecture.intermediate_size": a.intermediate_size,
-            "architecture.num_attention_heads": a.num_attention_heads,
-            "architecture.num_kv_heads": a.num_kv_heads,
-            "architecture.head_dim": a.head_dim,
-            "moe": self.moe,
-        }
-        if self.network is None:
-            missing = [k for k, v in shorthand.items() if v is None and k != "moe"]
-            if missing:
-                raise ValueError(f"{', '.join(missing)} missing (or describe the layers with `network`)")
-            return self
-        given = [k for k, v in shorthand.items() if v is not None]
-        flags = Architecture.model_fields
-        given += [f"architecture.{k}" for k in _SHORTHAND_FLAGS if getattr(a, k) != flags[k].default]
-        if given or self.attention != Attention():
-            raise ValueError(
-                f"a model with `network` describes its layers there only; remove {', '.join(given) or 'attention'}"
-            )
+    def _layer_count(self) -> Self:
         layers = len(self.network.schedule())
-        if layers != a.num_layers:
-            raise ValueError(f"network.layers expands to {layers} layers, architecture.num_layers is {a.num_layers}")
+        if layers != self.architecture.num_layers:
+            raise ValueError(
+                f"network.layers expands to {layers} layers, architecture.num_layers is {self.architecture.num_layers}"
+            )
         return self
 
     @model_validator(mode="after")
     def _active(self) -> Self:
         if "vision" in self.params_total_counts and self.vision is None:
             raise ValueError("params_total_counts names vision, but the model has no `vision` section")
-        if "mtp" in self.params_total_counts and not (self.network and self.network.mtp):
+        if "mtp" in self.params_total_counts and self.network.mtp is None:
             raise ValueError("params_total_counts names mtp, but network has no `mtp` layers")
         if self.params_active is not None and not self.is_moe:
             raise ValueError("params_active is only for MoE models (no `moe` block)")

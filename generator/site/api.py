@@ -215,6 +215,8 @@ class ModelJSON(Payload):
     params_active: int
     params_declared: int | None
     architecture: dict[str, Any]
+    # The layers: named blocks (attention, MLA, gated delta net, Mamba-2, dense, MoE) and their schedule.
+    network: dict[str, Any]
     url: str
     badge: str
     sources: list[str]
@@ -505,6 +507,7 @@ def model_json(pairs: list[PairData], quality: Mapping[str, Quality]) -> ModelJS
         params_active=params.active,
         params_declared=m.params_total,
         architecture=m.architecture.model_dump(mode="json"),
+        network=m.network.model_dump(mode="json", exclude_defaults=True),
         url=routes.page_path("model", "en", m.slug),
         badge=routes.badge(m.slug),
         sources=list(m.sources),

@@ -130,14 +130,8 @@ def model_data(model: Model) -> dict[str, Any]:
         "artifacts": True,
         "vision": {"sources", "notes"},
         "long_context": {"sources"},
-        # The engine reads the block list (``net``) whatever the file's description; the shorthand stays out.
-        "attention": True,
-        "moe": True,
-        "network": True,
     }
-    data = model.model_dump(mode="json", exclude=exclude)
-    data["net"] = model.net.model_dump(mode="json")
-    return data
+    return model.model_dump(mode="json", exclude=exclude)
 
 
 def hardware_data(hw: Hardware) -> dict[str, Any]:

@@ -125,10 +125,8 @@ class ModelFacts:
 
 
 def _attention_rows(model: Model) -> tuple[AttentionRow, ...]:
-    """The model's attention geometries: the shorthand's one, or one per distinct block geometry."""
-    a = model.architecture
-    if model.network is None and a.num_attention_heads and a.num_kv_heads and a.head_dim:
-        return (AttentionRow(a.num_attention_heads, a.num_kv_heads, a.head_dim, None),)
+    """The model's attention geometries, one per distinct (heads, KV heads, head size); an MLA block counts
+    its heads as KV heads and its query-key width as the head size, as its config does."""
     rows: dict[tuple[int, int, int], int] = {}
     for block, n in layout(model).attention:
         if isinstance(block, MLABlock):

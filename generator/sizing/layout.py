@@ -80,7 +80,7 @@ def layout(model: Model) -> Layout:
     hit = _LAID_OUT.get(id(model))
     if hit is not None and hit[0] is model:
         return hit[1]
-    net = model.net
+    net = model.network
     blocks = net.blocks
     specs = net.schedule()
 

@@ -53,7 +53,7 @@ def split_blocker(model: Model, engine: EngineProfile, gpus: int) -> tuple[int, 
         if isinstance(block, AttentionBlock):
             return block.heads, block.kv_heads
         if isinstance(block, MLABlock):
-            return block.heads, model.architecture.num_kv_heads or block.heads
+            return block.heads, block.heads
         if isinstance(block, GatedDeltaNetBlock):
             return block.num_value_heads, block.num_key_heads
         return block.num_heads, block.n_groups

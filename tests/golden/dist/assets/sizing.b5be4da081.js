@@ -12,9 +12,8 @@
  * @typedef {"datacenter_gpu" | "workstation_gpu" | "consumer_gpu" | "apple_unified" | "unified_apu" | "npu"} HardwareKind
  * @typedef {"comfortable" | "tight" | "oom"} Verdict
  * @typedef {"layer" | "tensor" | "none"} Split
- * @typedef {{ model_type: string, num_layers: number, hidden_size: number, num_kv_heads: number | null,
- *   vocab_size: number, max_context: number, tie_word_embeddings: boolean, norms_per_layer: number }} Architecture
- *   the global facts the browser reads (the geometry is in the network)
+ * @typedef {{ model_type: string, num_layers: number, hidden_size: number, vocab_size: number, max_context: number,
+ *   tie_word_embeddings: boolean, norms_per_layer: number }} Architecture
  * @typedef {{ kind: "attention", heads: number, kv_heads: number, head_dim: number, v_head_dim: number | null,
  *   window: number | null, k_eq_v: boolean, output_gate: "none" | "element" | "head", qk_norm: boolean, bias: boolean,
  *   output_bias: boolean, sinks: boolean }} AttentionBlock
@@ -35,14 +34,14 @@
  * @typedef {{ repeat: number, unit: LayerSpec[] } | { pattern: string, map: Record<string, LayerSpec> }} Run
  * @typedef {{ layers: LayerSpec[], own_head: boolean, modules: number | null }} MTP
  * @typedef {{ blocks: Record<string, Mixer | FFNBlock>, layers: Run[], mtp: MTP | null }} Network the block list
- *   (generator/content/blocks.py), as browser_data.model_data sends it whatever the model file's description
+ *   (generator/content/blocks.py)
  * @typedef {{ hidden: number, num_layers: number, mixers: [Mixer, number][], ffns: [FFNBlock, number][],
  *   attention: [AttentionBlock | MLABlock, number][], recurrent: [RecurrentBlock, number][], moe: [MoEBlock, number][],
  *   mtp_mixers: [Mixer, number][], mtp_ffns: [FFNBlock, number][], mtp_layers: number, mtp_modules: number,
  *   mtp_own_head: boolean }} Layout distinct blocks with their layer counts (layout.py)
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
  *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
- *   params_active_kind: string | null, architecture: Architecture, net: Network,
+ *   params_active_kind: string | null, architecture: Architecture, network: Network,
  *   vision: VisionEncoder | null, long_context: LongContext | null, domain: "general" | "code" }} Model
  * @typedef {{ method: "yarn", factor: number, original_context: number, max_context: number }} LongContext
  * @typedef {{ params: number, mmproj_bytes: number | null }} VisionEncoder encoder and projector of a multimodal model
@@ -186,7 +185,7 @@ const LAID_OUT = new WeakMap();
 export function layout(model) {
   const hit = LAID_OUT.get(model);
   if (hit) return hit;
-  const net = model.net;
+  const net = model.network;
   const specs = expand(net.layers);
   /** @param {(string | null)[]} names */
   const mixers = (names) => {
@@ -568,7 +567,7 @@ export function splitBlocker(model, engine, gpus) {
   for (const [b] of layout(model).mixers) {
     if (engine.split === "tensor" && tpDivides(b, gpus)) continue;
     if (b.kind === "attention") return [b.heads, b.kv_heads];
-    if (b.kind === "mla") return [b.heads, model.architecture.num_kv_heads || b.heads];
+    if (b.kind === "mla") return [b.heads, b.heads];
     if (b.kind === "gated_delta_net") return [b.num_value_heads, b.num_key_heads];
     return [b.num_heads, b.n_groups];
   }
