@@ -17,8 +17,9 @@
  * @typedef {{ kind: "attention", heads: number, kv_heads: number, head_dim: number, v_head_dim: number | null,
  *   window: number | null, k_eq_v: boolean, output_gate: "none" | "element" | "head", qk_norm: boolean, bias: boolean,
  *   output_bias: boolean, sinks: boolean }} AttentionBlock
+ * @typedef {{ heads: number, head_dim: number, top_k: number }} Indexer a sparse-attention indexer
  * @typedef {{ kind: "mla", heads: number, kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number,
- *   v_head_dim: number, q_lora_rank: number | null }} MLABlock
+ *   v_head_dim: number, q_lora_rank: number | null, indexer: Indexer | null }} MLABlock
  * @typedef {{ kind: "gated_delta_net", num_key_heads: number, key_head_dim: number, num_value_heads: number,
  *   value_head_dim: number, conv_kernel: number }} GatedDeltaNetBlock
  * @typedef {{ kind: "mamba2", d_inner: number, d_state: number, n_groups: number, d_conv: number,
@@ -67,6 +68,7 @@
  *   runtime_bytes_per_gpu: number, runtime_bytes_extra_gpu: number,
  *   compute_buffer: "logits_ubatch" | "activation_profile" | "none", activation_bytes_dense: number,
  *   activation_bytes_moe: number, state_conv_bytes: number, state_ssm_bytes: number, split: Split,
+ *   indexed_mla: { index_key_bytes: number | null, fp8_record_bytes: number | null, block_tokens: number | null } | null,
  *   tensor_parallel_efficiency: number, allreduce_latency_s: number,
  *   keeps_embeddings_on_host: boolean, vision: "optional" | "always" | "never", extends_context: boolean }} EngineProfile
  * @typedef {{ verdict_tight_fraction: number, default_context: number, ttft_prompt_tokens: number,
@@ -257,7 +259,13 @@ export function mixerParams(b, h) {
     }
     const kv = h * (b.kv_lora_rank + b.qk_rope_head_dim) + b.kv_lora_rank * b.heads * (b.qk_nope_head_dim + b.v_head_dim);
     small += b.kv_lora_rank;
-    return [q + kv + b.heads * b.v_head_dim * h, small];
+    let matrices = q + kv + b.heads * b.v_head_dim * h;
+    const ix = b.indexer;
+    if (ix) {
+      matrices += (b.q_lora_rank || h) * ix.heads * ix.head_dim + h * ix.head_dim + h * ix.heads;
+      small += 2 * ix.head_dim;
+    }
+    return [matrices, small];
   }
   if (b.kind === "gated_delta_net") {
     const k = b.num_key_heads * b.key_head_dim;
@@ -386,14 +394,63 @@ export function weightBytes(p, fmt) {
 
 // ---- kv.py ----
 /**
- * Bytes of KV cache one token takes in one layer of `block`: K and V per KV head (both halves where keys
- * double as values), or one MLA latent plus the shared RoPE key.
+ * Elements of KV cache one token takes in one layer of `block` (layout.py kv_elements_per_token).
+ * @param {AttentionBlock | MLABlock} block
+ */
+function kvElementsPerToken(block) {
+  if (block.kind === "mla") return block.kv_lora_rank + block.qk_rope_head_dim;
+  return block.kv_heads * (block.head_dim + valueDim(block));
+}
+
+/**
+ * Bytes of one token's sparse-attention index key in one layer (layout.py index_key_bytes).
  * @param {AttentionBlock | MLABlock} block
  * @param {number} kvBytes
+ * @param {EngineProfile | null} engine
  */
-export function kvBytesPerTokenLayer(block, kvBytes) {
-  if (block.kind === "mla") return (block.kv_lora_rank + block.qk_rope_head_dim) * kvBytes;
-  return block.kv_heads * (block.head_dim + valueDim(block)) * kvBytes;
+function indexKeyBytes(block, kvBytes, engine) {
+  if (block.kind !== "mla" || !block.indexer) return 0.0;
+  const record = engine && engine.indexed_mla ? engine.indexed_mla.index_key_bytes : null;
+  return record != null ? record : block.indexer.head_dim * kvBytes;
+}
+
+/**
+ * The engine's own latent record of an indexed MLA layer with an 8-bit cache, or null (layout.py latent_record_bytes).
+ * @param {AttentionBlock | MLABlock} block
+ * @param {number} kvBytes
+ * @param {EngineProfile | null} engine
+ */
+function latentRecordBytes(block, kvBytes, engine) {
+  if (block.kind !== "mla" || !block.indexer || kvBytes !== 1 || !engine) return null;
+  const ix = engine.indexed_mla;
+  return ix && ix.fp8_record_bytes ? ix.fp8_record_bytes : null;
+}
+
+/**
+ * Bytes of KV cache one token takes in one layer of `block`, with a sparse layer's index key, in the engine's
+ * own records where it has them (kv.py kv_bytes_per_token_layer).
+ * @param {AttentionBlock | MLABlock} block
+ * @param {number} kvBytes
+ * @param {EngineProfile | null} [engine]
+ */
+export function kvBytesPerTokenLayer(block, kvBytes, engine = null) {
+  const record = latentRecordBytes(block, kvBytes, engine);
+  const latent = record != null ? record : kvElementsPerToken(block) * kvBytes;
+  const index = indexKeyBytes(block, kvBytes, engine);
+  return index ? latent + index : latent;
+}
+
+/**
+ * How many cached tokens a sparse-attention layer reads per query (null: all in reach).
+ * @param {AttentionBlock | MLABlock} block
+ */
+function sparseTopK(block) {
+  return block.kind === "mla" && block.indexer ? block.indexer.top_k : null;
+}
+
+/** @param {AttentionBlock | MLABlock} block */
+function indexWidth(block) {
+  return block.kind === "mla" && block.indexer ? block.indexer.heads * block.indexer.head_dim : 0;
 }
 
 /**
@@ -433,9 +490,10 @@ function padUp(n, unit) {
  * @param {EngineProfile} engine
  * @param {number} context
  * @param {number} seqs
+ * @param {number | null} [page] the kernels' own page size, where they need one
  */
-export function cachedTokens(window, engine, context, seqs) {
-  const unit = engine.context_pad_tokens;
+export function cachedTokens(window, engine, context, seqs, page = null) {
+  const unit = page || engine.context_pad_tokens;
   const pool = engine.kv_allocation;
   if (window == null) {
     return pool === "shared_pool" ? padUp(context * seqs, unit) : seqs * padUp(context, unit);
@@ -448,6 +506,15 @@ export function cachedTokens(window, engine, context, seqs) {
 /** @param {AttentionBlock | MLABlock} b */
 function windowOf(b) {
   return b.kind === "attention" ? b.window : null;
+}
+
+/**
+ * @param {AttentionBlock | MLABlock} b
+ * @param {EngineProfile} engine
+ */
+function pageOf(b, engine) {
+  const ix = engine.indexed_mla;
+  return ix && sparseTopK(b) != null ? ix.block_tokens : null;
 }
 
 /**
@@ -465,8 +532,8 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
   /** @type {[number, AttentionBlock | MLABlock][]} */
   const byBlock = [];
   for (const [block, n] of laid.attention) {
-    const perLayer = kvBytesPerTokenLayer(block, kvBytes);
-    const nbytes = n * perLayer * cachedTokens(windowOf(block), engine, context, seqs);
+    const perLayer = kvBytesPerTokenLayer(block, kvBytes, engine);
+    const nbytes = n * perLayer * cachedTokens(windowOf(block), engine, context, seqs, pageOf(block, engine));
     attention += nbytes;
     byBlock.push([nbytes, block]);
     perToken += perLayer * n;
@@ -520,6 +587,12 @@ function kvReadPerToken(model, kvBytes, context, stateBytes) {
   let read = 0.0;
   for (const [block, n] of layout(model).attention) {
     const w = windowOf(block);
+    const topK = sparseTopK(block);
+    if (topK != null) {
+      const latent = kvElementsPerToken(block) * kvBytes;
+      read += n * (latent * Math.min(context, topK) + indexKeyBytes(block, kvBytes, null) * context);
+      continue;
+    }
     read += kvBytesPerTokenLayer(block, kvBytes) * n * (w == null ? context : Math.min(context, w));
   }
   return read + stateBytes;
@@ -722,9 +795,10 @@ function attentionFlops(model, tokens) {
   const pairsFull = n * n / 2;
   let total = 0.0;
   for (const [b, layers] of layout(model).attention) {
-    const w = windowOf(b);
+    const w = b.kind === "attention" ? b.window : sparseTopK(b);
     const pairs = w == null || n <= w ? pairsFull : n * w - w * w / 2;
     total += 2 * attentionWidth(b) * (layers * pairs);
+    if (indexWidth(b)) total += 2 * indexWidth(b) * (layers * pairsFull);
   }
   return total;
 }
@@ -736,8 +810,9 @@ function attentionFlops(model, tokens) {
 function decodeAttentionFlops(model, context) {
   let total = 0.0;
   for (const [b, layers] of layout(model).attention) {
-    const w = windowOf(b);
+    const w = b.kind === "attention" ? b.window : sparseTopK(b);
     total += 2.0 * attentionWidth(b) * (layers * (w == null ? context : Math.min(context, w)));
+    if (indexWidth(b)) total += 2.0 * indexWidth(b) * (layers * context);
   }
   return total;
 }

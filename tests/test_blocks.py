@@ -132,3 +132,76 @@ def test_an_unread_size_key_is_refused(tmp_path: Path) -> None:
         load_config(path)
     path.write_text(json.dumps(cfg | {"hc_mult": 0}))
     assert load_config(path).architecture.num_layers == 64  # a zero says the feature is off
+
+
+def test_sparse_mla_keeps_the_indexer_cache_each_engine_allocates(catalog: Catalog) -> None:
+    """DeepSeek-V3.2: vLLM keeps a 656 B fp8_ds_mla latent and a 132 B index key (128 fp8 + an fp32 scale)
+    per token and layer in 64-token pages: 61 × 788 = 48,068 B per token, which closes SGLang's load log
+    (same records) of 975,424 tokens in 43.67 GiB. llama.cpp keeps the index key at the cache's type."""
+    model = catalog.model("deepseek-v3-2")
+    vllm = catalog.engine("vllm")
+    kv = kv_cache(model, vllm, 1.0, 975_424, 1)
+    assert kv.bytes_per_token == 61 * (656 + 132)
+    assert kv.attention_bytes == 975_424 * 48_068 and round(kv.attention_bytes / 2**30, 2) == 43.67
+    assert kv_cache(model, vllm, 1.0, 100, 1).attention_bytes == 61 * 788 * 128  # two 64-token pages
+    bf16 = kv_cache(model, vllm, 2.0, 4096, 1)
+    assert bf16.bytes_per_token == 61 * (576 * 2 + 132)
+    glm = catalog.model("glm-5")
+    llama = kv_cache(glm, catalog.engine("llama.cpp"), 2.0, 4096, 1)
+    assert llama.attention_bytes == 78 * 4096 * (576 * 2 + 128 * 2)  # latent 1152 B + index key 256 B
+
+
+def test_sparse_mla_counts_the_indexer_and_reads_top_k(catalog: Catalog) -> None:
+    """The lightning indexer: wq_b 1536 → 64 × 128, wk 7168 → 128, weights_proj 7168 → 64 and a LayerNorm
+    of 128 (weight and bias): 13,959,424 per layer. Decode reads 2048 latents, and every index key."""
+    from generator.sizing.kv import kv_read_per_token
+    from generator.sizing.layout import mixer_params
+
+    model = catalog.model("deepseek-v3-2")
+    block = layout(model).attention[0][0]
+    assert block.kind == "mla" and block.indexer is not None
+    with_ix = sum(mixer_params(block, 7168))
+    without = sum(mixer_params(block.model_copy(update={"indexer": None}), 7168))
+    assert with_ix - without == 13_959_424
+    read = kv_read_per_token(model, 2.0, 100_000, 0.0)
+    assert read == 61 * (576 * 2 * 2048 + 128 * 2 * 100_000)
+
+
+V32 = {
+    "architectures": ["DeepseekV32ForCausalLM"],
+    "model_type": "deepseek_v32",
+    "hidden_size": 7168,
+    "intermediate_size": 18432,
+    "moe_intermediate_size": 2048,
+    "n_routed_experts": 256,
+    "n_shared_experts": 1,
+    "num_experts_per_tok": 8,
+    "first_k_dense_replace": 3,
+    "num_hidden_layers": 61,
+    "num_attention_heads": 128,
+    "num_key_value_heads": 128,
+    "q_lora_rank": 1536,
+    "kv_lora_rank": 512,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "v_head_dim": 128,
+    "vocab_size": 129280,
+    "max_position_embeddings": 163840,
+    "num_nextn_predict_layers": 1,
+    "tie_word_embeddings": False,
+    "index_n_heads": 64,
+    "index_head_dim": 128,
+    "index_topk": 2048,
+}
+
+
+def test_sparse_attention_config_reads_as_the_catalog_model(tmp_path: Path, catalog: Catalog) -> None:
+    """DeepSeek-V3.2's sizing keys (as its catalog notes list them) read into the catalog's network, indexer
+    included; IndexShare layers (GLM-5.2's "shared" indexer_types) are refused, not sized as full ones."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(V32))
+    model, known = load_config(path), catalog.model("deepseek-v3-2")
+    assert model.network.blocks == known.network.blocks and model.network.schedule() == known.network.schedule()
+    path.write_text(json.dumps(V32 | {"indexer_types": ["full", "shared", "shared", "shared"] * 15 + ["full"]}))
+    with pytest.raises(ConfigError, match="indexer_types has shared indexer layers"):
+        load_config(path)

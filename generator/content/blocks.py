@@ -55,6 +55,16 @@ class AttentionBlock(Frozen):
         return self
 
 
+class Indexer(Frozen):
+    """A sparse-attention indexer (DeepSeek V3.2's lightning indexer, GLM-5's DSA): ``heads`` query heads
+    of ``head_dim`` score every cached token against one cached index key per token, and the attention
+    then reads only the ``top_k`` best-scored tokens."""
+
+    heads: Heads
+    head_dim: Width
+    top_k: Tokens
+
+
 class MLABlock(Frozen):
     """Multi-head latent attention (DeepSeek V2/V3, Kimi, GLM-5): one latent (+ shared RoPE key) cached."""
 
@@ -65,6 +75,7 @@ class MLABlock(Frozen):
     qk_nope_head_dim: Width
     v_head_dim: Width
     q_lora_rank: Width | None = None
+    indexer: Indexer | None = None
 
 
 class GatedDeltaNetBlock(Frozen):

@@ -335,6 +335,33 @@ def _nemotron_letters(text: _Keys, pattern: str, layers: int) -> list[str]:
     return [{"M": "m", "*": "f", "E": "E", "-": "D"}[ch] for ch in pattern]
 
 
+def _mla_block(text: _Keys, heads: int) -> dict[str, Any]:
+    """A multi-head latent attention block, with its sparse-attention indexer where the config has one."""
+    q_lora = text.integer("q_lora_rank", default=0, minimum=0, to="network.blocks.mla.q_lora_rank")
+    mla = {
+        "kind": "mla",
+        "heads": heads,
+        "kv_lora_rank": text.integer("kv_lora_rank", to="network.blocks.mla.kv_lora_rank"),
+        "qk_rope_head_dim": text.integer("qk_rope_head_dim", minimum=0, to="network.blocks.mla.qk_rope_head_dim"),
+        "qk_nope_head_dim": text.integer("qk_nope_head_dim", to="network.blocks.mla.qk_nope_head_dim"),
+        "v_head_dim": text.integer("v_head_dim", to="network.blocks.mla.v_head_dim"),
+        "q_lora_rank": q_lora or None,
+    }
+    index_heads = text.integer("index_n_heads", default=0, minimum=0, to="network.blocks.mla.indexer.heads")
+    if index_heads:
+        # DeepSeek Sparse Attention (V3.2, GLM-5): a lightning indexer in every layer. IndexShare layers
+        # ("shared" in indexer_types) keep no index cache of their own and are not sized here.
+        kinds = text.strings("indexer_types")
+        if any(k != "full" for k in kinds):
+            raise ConfigError(f"{text.prefix}indexer_types has shared indexer layers, which are not sized here")
+        mla["indexer"] = {
+            "heads": index_heads,
+            "head_dim": text.integer("index_head_dim", to="network.blocks.mla.indexer.head_dim"),
+            "top_k": text.integer("index_topk", to="network.blocks.mla.indexer.top_k"),
+        }
+    return mla
+
+
 def _attention_blocks(text: _Keys, model_type: str, letters: list[str], window: int | None) -> dict[str, Any]:
     """The softmax-attention blocks the letters use (``attn`` full, ``swa`` sliding; ``mla`` for MLA)."""
     heads = text.integer("num_attention_heads", "n_head", to="network.blocks.attn.heads")
@@ -345,19 +372,9 @@ def _attention_blocks(text: _Keys, model_type: str, letters: list[str], window: 
     )
     head_dim = text.integer("head_dim", default=hidden // heads, to="network.blocks.attn.head_dim")
     if text.integer("kv_lora_rank", default=0, minimum=0):
-        q_lora = text.integer("q_lora_rank", default=0, minimum=0, to="network.blocks.mla.q_lora_rank")
-        mla = {
-            "kind": "mla",
-            "heads": heads,
-            "kv_lora_rank": text.integer("kv_lora_rank", to="network.blocks.mla.kv_lora_rank"),
-            "qk_rope_head_dim": text.integer("qk_rope_head_dim", minimum=0, to="network.blocks.mla.qk_rope_head_dim"),
-            "qk_nope_head_dim": text.integer("qk_nope_head_dim", to="network.blocks.mla.qk_nope_head_dim"),
-            "v_head_dim": text.integer("v_head_dim", to="network.blocks.mla.v_head_dim"),
-            "q_lora_rank": q_lora or None,
-        }
         if "s" in letters:
             raise ConfigError(f"{text.prefix}layer_types: sliding layers with latent attention are not sized here")
-        return {"mla": mla}
+        return {"mla": _mla_block(text, heads)}
     bias = text.flag("attention_bias", "qkv_bias")
     gate = text.flag("attn_output_gate")
     head_gate = text.flag("use_head_wise_attn_gate")

@@ -579,6 +579,21 @@ class EngineBackend(Frozen):
         return not self.kv_dtypes or kv in self.kv_dtypes
 
 
+class IndexedMLACache(Frozen):
+    """How an engine caches an MLA layer that has a sparse-attention indexer (DeepSeek V3.2, GLM-5), where
+    it differs from the plain rule (latent and index key at the KV cache's element size)."""
+
+    # Bytes of one token's index key whatever the KV dtype (vLLM: 128 fp8 values and one fp32 scale).
+    index_key_bytes: Annotated[float, Field(gt=0, le=65_536)] | None = None
+    # Bytes of one token's latent record with an 8-bit KV cache (vLLM's fp8_ds_mla: 512 fp8, 16 of
+    # scales, 128 of 16-bit RoPE key).
+    fp8_record_bytes: Annotated[int, Field(gt=0, le=65_536)] | None = None
+    # Tokens per page the sparse kernels require (vLLM's FlashMLA sparse and indexer backends: 64).
+    block_tokens: Annotated[int, Field(ge=1, le=65_536)] | None = None
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+
 class EngineProfile(Frozen):
     """How one inference engine lays out memory and where it runs, with the sources of its constants."""
 
@@ -598,6 +613,7 @@ class EngineProfile(Frozen):
     activation_bytes_moe: Bytes = 0
     state_conv_bytes: Annotated[float, Field(gt=0, le=8)]
     state_ssm_bytes: Annotated[float, Field(gt=0, le=8)]
+    indexed_mla: IndexedMLACache | None = None
     split: Literal["layer", "tensor", "none"]
     tensor_parallel_efficiency: Annotated[float, Field(gt=0, le=1)] = 1.0
     allreduce_latency_s: Annotated[float, Field(ge=0, le=1)] = 0.0

@@ -81,7 +81,15 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
         ],
         "kv_cache": [k.model_dump(mode="json", exclude={"source"}) for k in catalog.kv_dtypes.values()],
         "engines": [
-            e.model_dump(mode="json", exclude={"sources": True, "notes": True, "backends": {"__all__": BACKEND_PROSE}})
+            e.model_dump(
+                mode="json",
+                exclude={
+                    "sources": True,
+                    "notes": True,
+                    "backends": {"__all__": BACKEND_PROSE},
+                    "indexed_mla": {"sources", "notes"},
+                },
+            )
             for e in catalog.engines.values()
         ],
         "assumptions": catalog.assumptions.model_dump(mode="json", exclude={"sources"}),

@@ -26,8 +26,8 @@ from generator.site.quality import Quality, quality_of
 from generator.site.setups import SINGLE
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import Estimate, fit_and_decode
-from generator.sizing.kv import kv_bytes_per_token_layer, kv_cache
-from generator.sizing.layout import layer_counts, layout
+from generator.sizing.kv import kv_cache
+from generator.sizing.layout import index_key_bytes, kv_elements_per_token, layer_counts, layout
 from generator.sizing.memory import memory, tp_valid, vision_size
 from generator.sizing.params import ParamCount, count_params
 from generator.sizing.scenario import DEFAULT_FORMAT, FAMILY_ENGINE, Scenario, facts_of
@@ -139,9 +139,8 @@ def _attention_rows(model: Model) -> tuple[AttentionRow, ...]:
 
 
 def model_facts(catalog: Catalog, model: Model) -> ModelFacts:
-    """Derived parameters, layer kinds, KV bytes per token (bf16), attention geometry, experts and
-    vision encoder of a model."""
-    kv = kv_cache(model, catalog.engine("vllm"), catalog.kv_dtype("bf16").bytes_per_element, 1, 1)
+    """Derived parameters, layer kinds, KV bytes per token (16-bit, as the page's formula works it out),
+    attention geometry, experts and vision encoder of a model."""
     laid = layout(model)
     windows = [b.window for b, _ in laid.attention if isinstance(b, AttentionBlock) and b.window]
     mla = next((b for b, _ in laid.attention if isinstance(b, MLABlock)), None)
@@ -149,7 +148,7 @@ def model_facts(catalog: Catalog, model: Model) -> ModelFacts:
     return ModelFacts(
         count_params(model),
         layer_counts(model),
-        kv.bytes_per_token,
+        kv_formula(model).total,
         vision_size(model, catalog.engine("llama.cpp")),
         attention=_attention_rows(model),
         window=min(windows) if windows else None,
@@ -529,6 +528,16 @@ class KVLine:
     total: float
     sliding_layers: int
     window: int | None
+    # A sparse-attention indexer's key per token and layer (0: none), its 16-bit bytes, and how many
+    # tokens the attention then reads.
+    index_dim: int = 0
+    index_per_layer: float = 0.0
+    top_k: int = 0
+
+    @property
+    def index_total(self) -> float:
+        """Index-key bytes per token over these layers."""
+        return self.index_per_layer * self.layers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -541,8 +550,13 @@ class KVFormula:
 
     @property
     def total(self) -> float:
-        """Bytes per token over every attention layer."""
-        return sum(line.total for line in self.lines)
+        """Bytes per token over every attention layer, index keys included."""
+        return sum(line.total + line.index_total for line in self.lines)
+
+    @property
+    def sums_parts(self) -> bool:
+        """Whether the page adds several parts (geometries or index keys) up to the total."""
+        return len(self.lines) > 1 or any(line.index_dim for line in self.lines)
 
 
 def kv_formula(model: Model) -> KVFormula:
@@ -553,7 +567,7 @@ def kv_formula(model: Model) -> KVFormula:
     groups: dict[tuple[object, ...], list[tuple[AttentionBlock | MLABlock, int]]] = {}
     for block, n in laid.attention:
         key: tuple[object, ...] = (
-            ("mla", block.kv_lora_rank, block.qk_rope_head_dim)
+            ("mla", block.kv_lora_rank, block.qk_rope_head_dim, block.indexer)
             if isinstance(block, MLABlock)
             else ("gqa", block.kv_heads, block.head_dim, block.value_dim)
         )
@@ -561,7 +575,8 @@ def kv_formula(model: Model) -> KVFormula:
     lines = []
     for members in groups.values():
         block = members[0][0]
-        per_layer = kv_bytes_per_token_layer(block, 2.0)
+        per_layer = kv_elements_per_token(block) * 2.0
+        ix = block.indexer if isinstance(block, MLABlock) else None
         layers = sum(n for _, n in members)
         windowed = [(b, n) for b, n in members if isinstance(b, AttentionBlock) and b.window is not None]
         mla = isinstance(block, MLABlock)
@@ -579,6 +594,9 @@ def kv_formula(model: Model) -> KVFormula:
                 total=per_layer * layers,
                 sliding_layers=sum(n for _, n in windowed),
                 window=min((b.window for b, _ in windowed if isinstance(b, AttentionBlock) and b.window), default=None),
+                index_dim=ix.head_dim if ix else 0,
+                index_per_layer=index_key_bytes(block, 2.0, None),
+                top_k=ix.top_k if ix else 0,
             )
         )
     return KVFormula(lines=tuple(lines), state_layers=sum(n for _, n in laid.recurrent))

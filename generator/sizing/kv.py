@@ -7,7 +7,15 @@ import math
 
 from generator.content.blocks import AttentionBlock, MLABlock
 from generator.content.schema import EngineProfile, Model
-from generator.sizing.layout import kv_elements_per_token, kv_split_share, layout, state_bytes_per_seq_layer
+from generator.sizing.layout import (
+    index_key_bytes,
+    kv_elements_per_token,
+    kv_split_share,
+    latent_record_bytes,
+    layout,
+    sparse_top_k,
+    state_bytes_per_seq_layer,
+)
 
 
 def pad(n: int, unit: int) -> int:
@@ -15,9 +23,15 @@ def pad(n: int, unit: int) -> int:
     return -(-n // unit) * unit
 
 
-def kv_bytes_per_token_layer(block: AttentionBlock | MLABlock, kv_bytes: float) -> float:
-    """Bytes of KV cache one token takes in one layer of ``block`` (see layout.kv_elements_per_token)."""
-    return kv_elements_per_token(block) * kv_bytes
+def kv_bytes_per_token_layer(
+    block: AttentionBlock | MLABlock, kv_bytes: float, engine: EngineProfile | None = None
+) -> float:
+    """Bytes of KV cache one token takes in one layer of ``block`` (see layout.kv_elements_per_token), with
+    a sparse-attention layer's index key, in ``engine``'s own records where it has them."""
+    record = latent_record_bytes(block, kv_bytes, engine)
+    latent = record if record is not None else kv_elements_per_token(block) * kv_bytes
+    index = index_key_bytes(block, kv_bytes, engine)
+    return latent + index if index else latent
 
 
 def state_bytes_per_seq(model: Model, engine: EngineProfile) -> float:
@@ -28,15 +42,16 @@ def state_bytes_per_seq(model: Model, engine: EngineProfile) -> float:
     return float(sum(n * state_bytes_per_seq_layer(block, engine) for block, n in recurrent))
 
 
-def cached_tokens(window: int | None, engine: EngineProfile, context: int, seqs: int) -> int:
+def cached_tokens(window: int | None, engine: EngineProfile, context: int, seqs: int, unit: int | None = None) -> int:
     """Token slots an engine allocates in one attention layer for ``seqs`` sequences of ``context``.
 
     llama.cpp / Ollama share one pool of n_ctx cells padded to 256; a sliding layer holds at most
     window·n_seq + n_ubatch cells. vLLM / SGLang page each sequence in 16-token blocks; a sliding
     layer keeps window − 1 + max_num_batched_tokens tokens (+1 block). MLX keeps each sequence's
-    cache in 256-token steps and a rotating buffer of the window for sliding layers.
+    cache in 256-token steps and a rotating buffer of the window for sliding layers. ``unit`` overrides
+    the engine's page where a kernel needs its own (vLLM's sparse MLA: 64).
     """
-    unit = engine.context_pad_tokens
+    unit = unit or engine.context_pad_tokens
     pool = engine.kv_allocation
     if window is None:
         return pad(context * seqs, unit) if pool == "shared_pool" else seqs * pad(context, unit)
@@ -49,6 +64,12 @@ def cached_tokens(window: int | None, engine: EngineProfile, context: int, seqs:
 
 def _window(block: AttentionBlock | MLABlock) -> int | None:
     return block.window if isinstance(block, AttentionBlock) else None
+
+
+def _page(block: AttentionBlock | MLABlock, engine: EngineProfile) -> int | None:
+    """The page size a sparse-attention layer's kernels require on ``engine`` (None: the engine's own)."""
+    ix = engine.indexed_mla
+    return ix.block_tokens if ix and sparse_top_k(block) is not None else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,9 +114,9 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
     # A fixed order (layout's: full, windowed, MLA; then the recurrent kinds) keeps the float sums
     # identical run to run (and in the browser's sizing model).
     for block, n in laid.attention:
-        per_layer = kv_bytes_per_token_layer(block, kv_bytes)
+        per_layer = kv_bytes_per_token_layer(block, kv_bytes, engine)
         window = _window(block)
-        nbytes = n * per_layer * cached_tokens(window, engine, context, seqs)
+        nbytes = n * per_layer * cached_tokens(window, engine, context, seqs, _page(block, engine))
         attention += nbytes
         by_block.append((nbytes, block))
         per_token += per_layer * n
@@ -122,5 +143,11 @@ def kv_read_per_token(model: Model, kv_bytes: float, context: int, state_bytes: 
     read = 0.0
     for block, n in layout(model).attention:
         window = _window(block)
+        top_k = sparse_top_k(block)
+        if top_k is not None:
+            # Sparse attention: the indexer scores every cached key, the attention reads the top_k latents.
+            latent = kv_elements_per_token(block) * kv_bytes
+            read += n * (latent * min(context, top_k) + index_key_bytes(block, kv_bytes, None) * context)
+            continue
         read += kv_bytes_per_token_layer(block, kv_bytes) * n * (context if window is None else min(context, window))
     return read + state_bytes

@@ -172,7 +172,14 @@ def _mla_params(b: MLABlock, h: int) -> tuple[int, int]:
     kv = h * (b.kv_lora_rank + b.qk_rope_head_dim) + b.kv_lora_rank * b.heads * (b.qk_nope_head_dim + b.v_head_dim)
     small += b.kv_lora_rank
     o = b.heads * b.v_head_dim * h
-    return q + kv + o, small
+    matrices = q + kv + o
+    ix = b.indexer
+    if ix is not None:
+        # Lightning indexer: queries from the shared q latent (or the hidden state), one key head with a
+        # LayerNorm (weight and bias), and one weight per head.
+        matrices += (b.q_lora_rank or h) * ix.heads * ix.head_dim + h * ix.head_dim + h * ix.heads
+        small += 2 * ix.head_dim
+    return matrices, small
 
 
 def ffn_matrix(h: int, inter: int, gated: bool, bias: bool) -> tuple[int, int]:
@@ -239,6 +246,26 @@ def kv_elements_per_token(block: AttentionBlock | MLABlock) -> int:
     return block.kv_heads * (block.head_dim + block.value_dim)
 
 
+def index_key_bytes(block: AttentionBlock | MLABlock, kv_bytes: float, engine: EngineProfile | None) -> float:
+    """Bytes of one token's sparse-attention index key in one layer (0 without an indexer): the engine's
+    record where it has one (vLLM: 132), else ``head_dim`` elements of the KV cache's type (llama.cpp)."""
+    if not isinstance(block, MLABlock) or block.indexer is None:
+        return 0.0
+    record = engine.indexed_mla.index_key_bytes if engine and engine.indexed_mla else None
+    return record if record is not None else block.indexer.head_dim * kv_bytes
+
+
+def latent_record_bytes(
+    block: AttentionBlock | MLABlock, kv_bytes: float, engine: EngineProfile | None
+) -> float | None:
+    """The engine's own per-token record of an indexed MLA layer's latent with an 8-bit cache (vLLM's
+    fp8_ds_mla), or None where the plain element count applies."""
+    if not isinstance(block, MLABlock) or block.indexer is None or kv_bytes != 1 or engine is None:
+        return None
+    ix = engine.indexed_mla
+    return float(ix.fp8_record_bytes) if ix and ix.fp8_record_bytes else None
+
+
 def state_bytes_per_seq_layer(block: GatedDeltaNetBlock | Mamba2Block, engine: EngineProfile) -> float:
     """Bytes of fixed recurrent state one sequence holds in one gated-delta-net or Mamba-2 layer."""
     if isinstance(block, GatedDeltaNetBlock):
@@ -249,6 +276,16 @@ def state_bytes_per_seq_layer(block: GatedDeltaNetBlock | Mamba2Block, engine: E
         return conv * engine.state_conv_bytes + ssm * engine.state_ssm_bytes
     conv = (block.d_conv - 1) * (block.d_inner + 2 * block.n_groups * block.d_state)
     return conv * engine.state_conv_bytes + block.d_state * block.d_inner * engine.state_ssm_bytes
+
+
+def sparse_top_k(block: AttentionBlock | MLABlock) -> int | None:
+    """How many cached tokens a sparse-attention layer reads per query (None: every one in reach)."""
+    return block.indexer.top_k if isinstance(block, MLABlock) and block.indexer else None
+
+
+def index_width(block: AttentionBlock | MLABlock) -> int:
+    """The indexer's query-key width over its heads: FLOPs per (query, key) pair it scores / 2."""
+    return block.indexer.heads * block.indexer.head_dim if isinstance(block, MLABlock) and block.indexer else 0
 
 
 def attention_width(block: AttentionBlock | MLABlock) -> int:

@@ -8,7 +8,7 @@ import math
 from generator.content.blocks import AttentionBlock
 from generator.content.schema import Hardware, Model
 from generator.sizing.kv import kv_read_per_token
-from generator.sizing.layout import attention_width, ffn_params, layout
+from generator.sizing.layout import attention_width, ffn_params, index_width, layout, sparse_top_k
 from generator.sizing.params import ParamCount
 from generator.sizing.weights import WeightBytes
 
@@ -28,9 +28,12 @@ def attention_flops(model: Model, tokens: int) -> float:
     pairs_full = n * n / 2
     total = 0.0
     for block, layers in layout(model).attention:
-        w = block.window if isinstance(block, AttentionBlock) else None
+        w = block.window if isinstance(block, AttentionBlock) else sparse_top_k(block)
         pairs = pairs_full if w is None or n <= w else n * w - w * w / 2
         total += 2 * attention_width(block) * (layers * pairs)
+        if index_width(block):
+            # A sparse layer's indexer scores every earlier token (queries and keys only).
+            total += 2 * index_width(block) * (layers * pairs_full)
     return total
 
 
@@ -38,8 +41,10 @@ def decode_attention_flops(model: Model, context: int) -> float:
     """FLOPs of attention for one new token against ``context`` cached tokens."""
     total = 0.0
     for block, layers in layout(model).attention:
-        w = block.window if isinstance(block, AttentionBlock) else None
+        w = block.window if isinstance(block, AttentionBlock) else sparse_top_k(block)
         total += 2.0 * attention_width(block) * (layers * (context if w is None else min(context, w)))
+        if index_width(block):
+            total += 2.0 * index_width(block) * (layers * context)
     return total
 
 
