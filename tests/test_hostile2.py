@@ -436,3 +436,42 @@ def test_a_file_is_read_up_to_the_limit_only(tmp_path: Path) -> None:
     small = tmp_path / "small.yaml"
     small.write_bytes(b"a: 1\n")
     assert read_plain(small, tmp_path) == b"a: 1\n"
+
+
+# --- N8: every value check-content accepts builds --------------------------------------------------
+
+HW = "hardware/rtx-4090.yaml"
+ACCEPTED_OR_LOCATED: list[tuple[str, str, str, str]] = [
+    ("64 chips", HW, "chips: 1", "chips: 64"),
+    ("8 chips", HW, "chips: 1", "chips: 8"),
+    ("tiny memory", HW, "memory_gib: 24", "memory_gib: 1.0e-300"),
+    ("half a GiB", HW, "memory_gib: 24", "memory_gib: 0.5"),
+    ("price under a cent", HW, "usd: 1599", "usd: 0.004"),
+    ("a cent", HW, "usd: 1599", "usd: 0.01"),
+    ("price 1e8", HW, "usd: 1599", "usd: 100000000"),
+    ("5,000 digits", HW, "usd: 1599", "usd: " + "9" * 5000),
+    ("5,000 hex digits", HW, "usd: 1599", "usd: 0x" + "f" * 5000),
+    ("list as a key", HW, "chips: 1", "? [a, b]\n: 1\nchips: 1"),
+    ("mapping as a key", HW, "chips: 1", "chips: 1\n? {a: 1}\n: 2"),
+    ("cheap cloud hour", "prices/cloud.yaml", "usd_per_hour: 0.34", "usd_per_hour: 0.0001"),
+    ("cheap API", "prices/api.yaml", "output_usd_per_mtok: 0.29", "output_usd_per_mtok: 0.00001"),
+]
+
+
+@pytest.mark.parametrize(("what", "rel", "old", "new"), ACCEPTED_OR_LOCATED, ids=[c[0] for c in ACCEPTED_OR_LOCATED])
+def test_what_check_content_accepts_builds(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], what: str, rel: str, old: str, new: str
+) -> None:
+    content, out = site
+    edit(content / rel, old, new)
+    capsys.readouterr()
+    checked = cli.main(["--content", str(content), "check-content"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    built = build(content, out, "--force")
+    err += capsys.readouterr().err
+    assert "Traceback" not in err, f"{what}: {err}"
+    assert (checked == 0) == (built == 0), f"{what}: check-content exited {checked}, build {built}: {err}"
+    assert checked in (0, 2) and built in (0, 2)
+    if checked == 2:
+        assert f"{rel}:" in err, err
