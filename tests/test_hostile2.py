@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -475,3 +475,69 @@ def test_what_check_content_accepts_builds(
     assert checked in (0, 2) and built in (0, 2)
     if checked == 2:
         assert f"{rel}:" in err, err
+
+
+# --- N6: translations are text, and every one formats ----------------------------------------------
+
+
+@pytest.fixture
+def locales(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A copy of locales/ the build reads instead of the checkout's (the caches built from it dropped)."""
+    from generator.site import i18n, render
+
+    copy = tmp_path / "locales"
+    shutil.copytree(i18n.LOCALES_DIR, copy)
+    monkeypatch.setattr(i18n, "LOCALES_DIR", copy)
+
+    def clear() -> None:
+        i18n.translations.cache_clear()
+        render.environment.cache_clear()
+
+    clear()
+    yield copy
+    monkeypatch.undo()
+    clear()
+
+
+HOSTILE_TRANSLATION = '<meta http-equiv="refresh" content="0;url=https://evil.example/"><img src=x onerror=alert(1)>'
+
+
+def test_translations_are_text_not_markup(site: tuple[Path, Path], locales: Path) -> None:
+    import html
+
+    from tests.test_hostile import Elements
+
+    content, out = site
+    po = locales / "fr/LC_MESSAGES/messages.po"
+    edit(po, 'msgstr "Aller au contenu"', f"msgstr {json.dumps(HOSTILE_TRANSLATION)}")
+    assert build(content, out) == 0
+    shown = 0
+    for page in (out / "fr").rglob("*.html"):
+        parser = Elements()
+        parser.feed(page.read_text(encoding="utf-8"))
+        assert "meta" not in parser.tags or "refresh" not in parser.values, page
+        assert "onerror" not in parser.attributes, page
+        shown += HOSTILE_TRANSLATION in html.unescape(page.read_text(encoding="utf-8"))
+    assert shown >= 10, "the translation is shown, as text"
+
+
+@pytest.mark.parametrize("bad", ["100 % ouvert", "%(other)s", "%d ouvert", "50 %"])
+def test_a_translation_that_does_not_format_is_one_error(
+    site: tuple[Path, Path], locales: Path, capsys: pytest.CaptureFixture[str], bad: str
+) -> None:
+    from babel.messages.pofile import read_po
+
+    from generator.site.i18n import catalog_problems
+
+    content, out = site
+    before = tree(out)
+    po = locales / "fr/LC_MESSAGES/messages.po"
+    edit(po, 'msgstr "Aller au contenu"', f"msgstr {json.dumps(bad)}")
+    with po.open("rb") as fh:
+        problems = catalog_problems(read_po(fh, locale="fr"), "fr.po")
+    assert len(problems) == 1 and "Skip to content" in problems[0]
+    capsys.readouterr()
+    assert build(content, out, "--force") == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "messages.po" in err and "%%" in err
+    assert tree(out) == before
