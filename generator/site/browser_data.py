@@ -76,6 +76,7 @@ BACKEND_PROSE = {"sources", "notes", "since"}
 # is at most 10^8 dollars, a setup at most assumptions.max_gpus devices).
 WORKBENCH_LIMITS = {"context": MAX_CONTEXT, "batch": 4096, "budget_usd": 10**9}
 
+
 def shared_data(catalog: Catalog) -> dict[str, Any]:
     """Formats, KV dtypes, engine profiles, assumptions and calibration: the same on every page."""
     assert catalog.calibration is not None
