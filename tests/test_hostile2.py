@@ -541,3 +541,80 @@ def test_a_translation_that_does_not_format_is_one_error(
     err = capsys.readouterr().err
     assert "Traceback" not in err and "messages.po" in err and "%%" in err
     assert tree(out) == before
+
+
+# --- N11: serve ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server(site: tuple[Path, Path]) -> Iterator[str]:
+    import http.server
+    import threading
+
+    from generator.publish.serve import handler_for
+
+    _, out = site
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_for(out))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _raw_get(address: str, path: str) -> tuple[int, dict[str, str]]:
+    import http.client
+
+    host, port = address.split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("GET", path)
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return response.status, {k: v for k, v in response.getheaders()}
+
+
+def test_dev_server_answers_a_nul_byte_with_400(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _ = _raw_get(server, "/%00")
+    assert status == 400
+    assert "Traceback" not in capsys.readouterr().err
+    assert _raw_get(server, "/en/")[0] == 200
+
+
+def test_dev_server_headers_follow_the_file_served(server: str) -> None:
+    status, headers = _raw_get(server, "/en/../badges/llama-3-1-8b-instruct.svg")
+    assert status == 200
+    assert "sandbox" in headers["Content-Security-Policy"]
+    status, headers = _raw_get(server, "/badges/%2e%2e/en/")
+    assert status == 200 and "script-src 'self'" in headers["Content-Security-Policy"]
+
+
+def test_dev_server_drops_a_silent_connection() -> None:
+    from generator.publish.serve import StaticHandler
+
+    assert 0 < (StaticHandler.timeout or 0) <= 60
+
+
+def test_watcher_survives_a_folder_that_disappears_and_ignores_the_output(tmp_path: Path) -> None:
+    from generator.publish import serve
+
+    catalog = tmp_path / "content"
+    (catalog / "models").mkdir(parents=True)
+    (catalog / "models/a.yaml").write_text("a")
+    out = catalog / "dist"
+    (out / "en").mkdir(parents=True)
+    (out / "en/index.html").write_text("x")
+    (catalog / ".dist.sizewise-tmp-0123").mkdir()
+    (catalog / ".dist.sizewise-tmp-0123/f").write_text("x")
+    (catalog / "dist.changed.txt").write_text("")
+    assert set(serve.snapshot([catalog], out)) == {str(catalog / "models/a.yaml")}
+
+    real = Path.stat
+
+    def vanishing(self: Path, **kwargs: object) -> os.stat_result:
+        if self.name == "a.yaml":
+            raise FileNotFoundError(2, "No such file or directory", str(self))
+        return real(self, **kwargs)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Path, "stat", vanishing)
+        assert serve.snapshot([catalog, tmp_path / "gone"], out) == {}
