@@ -22,7 +22,7 @@ from generator.content.hfconfig import ConfigError, load_config
 from generator.content.loader import ContentErrors, load_catalog, parse_file
 from generator.content.schema import Hardware, Model
 from generator.publish.outdir import OutputError
-from generator.site.i18n import LANGS
+from generator.site.i18n import LANGS, TranslationError
 from generator.sizing.estimate import ScenarioError, estimate
 from generator.sizing.params import compared_total, count_params, declared_mismatch
 from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
@@ -503,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {problem}", file=sys.stderr)
         print(f"{len(exc.problems)} problem(s) in the content; nothing was written", file=sys.stderr)
         return USER_ERROR
-    except (UnknownName, ScenarioError, ConfigError, UserError, OutputError) as exc:
+    except (UnknownName, ScenarioError, ConfigError, UserError, OutputError, TranslationError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USER_ERROR
     except OSError as exc:

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -436,3 +436,185 @@ def test_a_file_is_read_up_to_the_limit_only(tmp_path: Path) -> None:
     small = tmp_path / "small.yaml"
     small.write_bytes(b"a: 1\n")
     assert read_plain(small, tmp_path) == b"a: 1\n"
+
+
+# --- N8: every value check-content accepts builds --------------------------------------------------
+
+HW = "hardware/rtx-4090.yaml"
+ACCEPTED_OR_LOCATED: list[tuple[str, str, str, str]] = [
+    ("64 chips", HW, "chips: 1", "chips: 64"),
+    ("8 chips", HW, "chips: 1", "chips: 8"),
+    ("tiny memory", HW, "memory_gib: 24", "memory_gib: 1.0e-300"),
+    ("half a GiB", HW, "memory_gib: 24", "memory_gib: 0.5"),
+    ("price under a cent", HW, "usd: 1599", "usd: 0.004"),
+    ("a cent", HW, "usd: 1599", "usd: 0.01"),
+    ("price 1e8", HW, "usd: 1599", "usd: 100000000"),
+    ("5,000 digits", HW, "usd: 1599", "usd: " + "9" * 5000),
+    ("5,000 hex digits", HW, "usd: 1599", "usd: 0x" + "f" * 5000),
+    ("list as a key", HW, "chips: 1", "? [a, b]\n: 1\nchips: 1"),
+    ("mapping as a key", HW, "chips: 1", "chips: 1\n? {a: 1}\n: 2"),
+    ("cheap cloud hour", "prices/cloud.yaml", "usd_per_hour: 0.34", "usd_per_hour: 0.0001"),
+    ("cheap API", "prices/api.yaml", "output_usd_per_mtok: 0.29", "output_usd_per_mtok: 0.00001"),
+]
+
+
+@pytest.mark.parametrize(("what", "rel", "old", "new"), ACCEPTED_OR_LOCATED, ids=[c[0] for c in ACCEPTED_OR_LOCATED])
+def test_what_check_content_accepts_builds(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], what: str, rel: str, old: str, new: str
+) -> None:
+    content, out = site
+    edit(content / rel, old, new)
+    capsys.readouterr()
+    checked = cli.main(["--content", str(content), "check-content"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    built = build(content, out, "--force")
+    err += capsys.readouterr().err
+    assert "Traceback" not in err, f"{what}: {err}"
+    assert (checked == 0) == (built == 0), f"{what}: check-content exited {checked}, build {built}: {err}"
+    assert checked in (0, 2) and built in (0, 2)
+    if checked == 2:
+        assert f"{rel}:" in err, err
+
+
+# --- N6: translations are text, and every one formats ----------------------------------------------
+
+
+@pytest.fixture
+def locales(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A copy of locales/ the build reads instead of the checkout's (the caches built from it dropped)."""
+    from generator.site import i18n, render
+
+    copy = tmp_path / "locales"
+    shutil.copytree(i18n.LOCALES_DIR, copy)
+    monkeypatch.setattr(i18n, "LOCALES_DIR", copy)
+
+    def clear() -> None:
+        i18n.translations.cache_clear()
+        render.environment.cache_clear()
+
+    clear()
+    yield copy
+    monkeypatch.undo()
+    clear()
+
+
+HOSTILE_TRANSLATION = '<meta http-equiv="refresh" content="0;url=https://evil.example/"><img src=x onerror=alert(1)>'
+
+
+def test_translations_are_text_not_markup(site: tuple[Path, Path], locales: Path) -> None:
+    import html
+
+    from tests.test_hostile import Elements
+
+    content, out = site
+    po = locales / "fr/LC_MESSAGES/messages.po"
+    edit(po, 'msgstr "Aller au contenu"', f"msgstr {json.dumps(HOSTILE_TRANSLATION)}")
+    assert build(content, out) == 0
+    shown = 0
+    for page in (out / "fr").rglob("*.html"):
+        parser = Elements()
+        parser.feed(page.read_text(encoding="utf-8"))
+        assert "meta" not in parser.tags or "refresh" not in parser.values, page
+        assert "onerror" not in parser.attributes, page
+        shown += HOSTILE_TRANSLATION in html.unescape(page.read_text(encoding="utf-8"))
+    assert shown >= 10, "the translation is shown, as text"
+
+
+@pytest.mark.parametrize("bad", ["100 % ouvert", "%(other)s", "%d ouvert", "50 %"])
+def test_a_translation_that_does_not_format_is_one_error(
+    site: tuple[Path, Path], locales: Path, capsys: pytest.CaptureFixture[str], bad: str
+) -> None:
+    from babel.messages.pofile import read_po
+
+    from generator.site.i18n import catalog_problems
+
+    content, out = site
+    before = tree(out)
+    po = locales / "fr/LC_MESSAGES/messages.po"
+    edit(po, 'msgstr "Aller au contenu"', f"msgstr {json.dumps(bad)}")
+    with po.open("rb") as fh:
+        problems = catalog_problems(read_po(fh, locale="fr"), "fr.po")
+    assert len(problems) == 1 and "Skip to content" in problems[0]
+    capsys.readouterr()
+    assert build(content, out, "--force") == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "messages.po" in err and "%%" in err
+    assert tree(out) == before
+
+
+# --- N11: serve ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server(site: tuple[Path, Path]) -> Iterator[str]:
+    import http.server
+    import threading
+
+    from generator.publish.serve import handler_for
+
+    _, out = site
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_for(out))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _raw_get(address: str, path: str) -> tuple[int, dict[str, str]]:
+    import http.client
+
+    host, port = address.split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("GET", path)
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return response.status, {k: v for k, v in response.getheaders()}
+
+
+def test_dev_server_answers_a_nul_byte_with_400(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _ = _raw_get(server, "/%00")
+    assert status == 400
+    assert "Traceback" not in capsys.readouterr().err
+    assert _raw_get(server, "/en/")[0] == 200
+
+
+def test_dev_server_headers_follow_the_file_served(server: str) -> None:
+    status, headers = _raw_get(server, "/en/../badges/llama-3-1-8b-instruct.svg")
+    assert status == 200
+    assert "sandbox" in headers["Content-Security-Policy"]
+    status, headers = _raw_get(server, "/badges/%2e%2e/en/")
+    assert status == 200 and "script-src 'self'" in headers["Content-Security-Policy"]
+
+
+def test_dev_server_drops_a_silent_connection() -> None:
+    from generator.publish.serve import StaticHandler
+
+    assert 0 < (StaticHandler.timeout or 0) <= 60
+
+
+def test_watcher_survives_a_folder_that_disappears_and_ignores_the_output(tmp_path: Path) -> None:
+    from generator.publish import serve
+
+    catalog = tmp_path / "content"
+    (catalog / "models").mkdir(parents=True)
+    (catalog / "models/a.yaml").write_text("a")
+    out = catalog / "dist"
+    (out / "en").mkdir(parents=True)
+    (out / "en/index.html").write_text("x")
+    (catalog / ".dist.sizewise-tmp-0123").mkdir()
+    (catalog / ".dist.sizewise-tmp-0123/f").write_text("x")
+    (catalog / "dist.changed.txt").write_text("")
+    assert set(serve.snapshot([catalog], out)) == {str(catalog / "models/a.yaml")}
+
+    real = Path.stat
+
+    def vanishing(self: Path, **kwargs: object) -> os.stat_result:
+        if self.name == "a.yaml":
+            raise FileNotFoundError(2, "No such file or directory", str(self))
+        return real(self, **kwargs)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Path, "stat", vanishing)
+        assert serve.snapshot([catalog, tmp_path / "gone"], out) == {}

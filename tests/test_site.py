@@ -22,6 +22,7 @@ from generator.publish import writer
 from generator.publish.writer import build
 from generator.site.api import SCHEMAS
 from generator.site.cli import command_problems
+from generator.site.i18n import catalog_problems
 from generator.site.render import minify
 from tests.conftest import CONTENT, ROOT
 from tests.golden.regenerate import CONTENT as GOLDEN_CONTENT
@@ -279,6 +280,8 @@ def test_catalogs_complete_and_in_sync(tmp_path: Path) -> None:
         assert have == wanted, (
             f"{lang}: run `make i18n` (missing {sorted(wanted - have)[:3]}, stale {sorted(have - wanted)[:3]})"
         )
+        # Every translation is %-formatted: a lone "%" would crash the build (write "%%").
+        assert catalog_problems(cat, f"locales/{lang}") == []
         for m in cat:
             if not m.id:
                 continue

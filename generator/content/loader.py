@@ -144,6 +144,10 @@ class _UniqueKeyLoader(_SafeLoader):  # type: ignore[misc, valid-type]
 def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a plain value (a name), not a list or a mapping", key_node.start_mark
+            )
         key = loader.construct_object(key_node)
         if key in seen:
             raise yaml.constructor.ConstructorError(
@@ -173,6 +177,21 @@ def _timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
 
 
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+
+# No catalog number has more digits than this; Python refuses to read integers past 4,300 digits anyway.
+MAX_INT_DIGITS = 40
+
+
+def _int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    """YAML integers, with one too long to be a catalog value reported at its line instead of crashing."""
+    if len(str(node.value).replace("_", "").lstrip("+-")) > MAX_INT_DIGITS + 2:  # 0x, 0o, 0b
+        raise yaml.constructor.ConstructorError(
+            None, None, f"integer with more than {MAX_INT_DIGITS} digits ({str(node.value)[:20]}...)", node.start_mark
+        )
+    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _int)
 
 # Catalog files are a few hundred KB; the limits keep a hostile file from exhausting memory.
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -402,6 +421,9 @@ def parse_file(path: Path, model: type[T], root: Path, problems: list[Problem]) 
         return None
     except yaml.YAMLError as exc:
         problems.append(Problem(rel, 0, "", f"invalid YAML: {exc}"))
+        return None
+    except (ValueError, TypeError, RecursionError) as exc:  # a value PyYAML's constructors cannot build
+        problems.append(Problem(rel, 0, "", f"invalid YAML value: {exc}"))
         return None
     if not isinstance(data, dict):
         problems.append(
@@ -716,6 +738,16 @@ def _check_wanted(
 
 def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     """Load and cross-check the whole catalog under ``root`` (the content/ folder)."""
+    catalog, hardware_entries = _load(root, require_calibration)
+    problems: list[Problem] = []
+    _check_multi_chip(hardware_entries, catalog, problems)
+    if problems:
+        raise ContentErrors(problems)
+    return catalog
+
+
+def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[Hardware]]]:
+    """The catalog under ``root`` and its hardware files, with every check that needs no sizing."""
     problems: list[Problem] = []
     if not root.is_dir():
         raise ContentErrors([Problem(str(root), 0, "", "content folder not found")])
@@ -766,7 +798,7 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     if problems:
         raise ContentErrors(problems)
     assert formats_p and engines_p and assumptions_p
-    return Catalog.create(
+    catalog = Catalog.create(
         models=models.values(),
         hardware=hardware.values(),
         formats=formats.values(),
@@ -787,3 +819,23 @@ def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
         wanted=wanted_p.value.wanted if wanted_p else (),
         programs=cli_p.value.programs if cli_p else (),
     )
+    return catalog, hardware_entries
+
+
+def _check_multi_chip(entries: list[Parsed[Hardware]], catalog: Catalog, problems: list[Problem]) -> None:
+    """A card of several devices (``chips``) runs every model on all of them at once, so some engine of the
+    catalog must split each model over that many devices (a layer split needs a layer per device, a
+    tensor split heads that divide evenly); otherwise its pair pages have no setup to show."""
+    from generator.sizing.estimate import default_scenario
+
+    for parsed in entries:
+        hw = parsed.value
+        if hw.chips == 1 or catalog.hardware.get(hw.slug) is not hw:
+            continue
+        for model in catalog.models.values():
+            try:
+                default_scenario(catalog, model, hw)
+            except LookupError:
+                message = f"no engine of engines.yaml runs {model.slug} split over {hw.chips} devices"
+                problems.append(Problem(parsed.file, parsed.line(("chips",)), "chips", message))
+                break

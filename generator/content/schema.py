@@ -246,7 +246,8 @@ class Price(Frozen):
     no public price exists (say whose in ``notes``).
     """
 
-    usd: Annotated[float, Field(gt=0, le=1e8)]
+    # One cent to 10^8: the price axis of the model pages' chart labels every power of ten between.
+    usd: Annotated[float, Field(ge=0.01, le=1e8)]
     date: Date
     kind: PriceKind
     source: Source
@@ -265,8 +266,9 @@ class Hardware(Frozen):
     kind: HardwareKindField
     platform: Platform
     release_date: DateOrUnknown = "unknown"
-    memory_gib: Annotated[float, Field(gt=0, le=100_000)] | None = None
-    memory_gb: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    # Half a GiB at least: a device with less runs none of the catalog, and a few bytes round to none.
+    memory_gib: Annotated[float, Field(ge=0.5, le=100_000)] | None = None
+    memory_gb: Annotated[float, Field(ge=0.5, le=100_000)] | None = None
     memory_type: Name | None = None
     bandwidth_gbps: Annotated[float, Field(gt=0, le=1_000_000)]
     tflops_bf16: Tflops | None = None
@@ -280,7 +282,7 @@ class Hardware(Frozen):
     # HCCS or UB, Moore Threads' MTLink, Ethernet (RoCE), or none (one machine that does not combine).
     link: Literal["nvlink", "xgmi", "pcie", "hccs", "ub", "mtlink", "ethernet", "none"]
     chips: Annotated[int, Field(ge=1, le=64)] = 1
-    gpu_memory_limit_gib: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    gpu_memory_limit_gib: Annotated[float, Field(ge=0.5, le=100_000)] | None = None
     # Another entry built on the same chip (same CPU and GPU cores, bandwidth and peak), differing only in
     # memory size or machine: measurements of either tell the compute of both (calibrate.implied_peaks).
     same_chip_as: Slug | None = None
@@ -417,6 +419,13 @@ class CloudOffer(Frozen):
     date_seen: Date
     source: Source
     notes: Prose = ""
+
+    @model_validator(mode="after")
+    def _cent_per_gpu_hour(self) -> Self:
+        # The rent chart's price axis labels powers of ten from one cent (charts.price_tick_labels).
+        if self.usd_per_gpu_hour < 0.01:
+            raise ValueError("usd_per_hour / gpus must be at least 0.01 (one cent per GPU-hour)")
+        return self
 
     @property
     def usd_per_gpu_hour(self) -> float:

@@ -34,13 +34,12 @@ from pydantic import BaseModel
 from generator.content.catalog import Catalog
 from generator.publish import manifest
 from generator.publish.manifest import Manifest
-from generator.site import pages
+from generator.site import i18n, pages, render
 from generator.site.model_page import RELATED_FIELDS, related_groups, related_models
 
 __all__ = ["MANIFEST_VERSION", "Manifest"]
 
 ROOT = Path(__file__).resolve().parents[2]
-CODE_AND_TEMPLATES = ("generator", "templates", "static", "locales")
 MANIFEST_VERSION = manifest.VERSION
 
 
@@ -52,12 +51,18 @@ def _sha(*parts: bytes) -> str:
     return h.hexdigest()
 
 
-def _tree(root: Path, folders: Iterable[str]) -> list[bytes]:
+def code_folders() -> tuple[Path, ...]:
+    """The folders a build reads besides the catalog, where the modules that read them say they are."""
+    return (ROOT / "generator", render.TEMPLATES, ROOT / "static", i18n.LOCALES_DIR)
+
+
+def _tree(folders: Iterable[Path]) -> list[bytes]:
+    """Every file under ``folders`` (compiled files left out) as path and bytes."""
     out = []
     for folder in folders:
-        for path in sorted((root / folder).rglob("*")):
+        for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".mo"):
-                out += [str(path.relative_to(root)).encode(), path.read_bytes()]
+                out += [f"{folder.name}/{path.relative_to(folder)}".encode(), path.read_bytes()]
     return out
 
 
@@ -113,7 +118,7 @@ def keys(
 ) -> Keys:
     """Keys of each model group and of the rest of the site."""
     common = _sha(
-        *_tree(ROOT, CODE_AND_TEMPLATES),
+        *_tree(code_folders()),
         environment(),
         _dump(asset_urls),
         base_url.encode(),

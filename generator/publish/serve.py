@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import posixpath
+import stat
 import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -43,17 +46,36 @@ def headers_for(path: str, rules: Iterable[tuple[str, list[tuple[str, str]]]]) -
     return out
 
 
+def url_path(raw: str) -> str:
+    """The path a request names once decoded and normalised as the file it serves is found
+    (``/en/../badges/x.svg`` is ``/badges/x.svg``), keeping a final slash."""
+    path = urllib.parse.unquote(raw.split("?", 1)[0].split("#", 1)[0])
+    normal = posixpath.normpath("/" + path.lstrip("/"))
+    normal = "/" + normal.lstrip("/")  # normpath keeps a leading "//"
+    return normal + "/" if path.endswith("/") and normal != "/" else normal
+
+
 class StaticHandler(http.server.SimpleHTTPRequestHandler):
     """Serves a built site as the CDN does: the headers of its ``_headers`` file, no folder listings."""
+
+    # A client that opens a connection and sends nothing is dropped after this many seconds.
+    timeout = 30
 
     def end_headers(self) -> None:
         try:
             rules = parse_headers((Path(self.directory) / "_headers").read_text(encoding="utf-8"))
         except OSError:
             rules = []
-        for name, value in headers_for(self.path.split("?", 1)[0], rules):
+        for name, value in headers_for(url_path(self.path), rules):
             self.send_header(name, value)
         super().end_headers()
+
+    def send_head(self) -> Any:
+        try:
+            return super().send_head()
+        except ValueError:  # a path no file can have (an encoded NUL byte, /%00)
+            self.send_error(400, "Bad Request")
+            return None
 
     def list_directory(self, path: str | os.PathLike[str]) -> None:  # noqa: ARG002 - the stdlib's signature
         self.send_error(404, "Not Found")
@@ -68,14 +90,33 @@ def handler_for(root: Path) -> functools.partial[StaticHandler]:
     return functools.partial(StaticHandler, directory=str(root))
 
 
-def snapshot(folders: Iterable[Path]) -> dict[str, float]:
-    """Modification times of every file under ``folders``."""
-    return {
-        str(p): p.stat().st_mtime
-        for folder in folders
-        for p in folder.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
+def _own(path: Path, out: Path | None) -> bool:
+    """Whether ``path`` is the output or what a build keeps beside it (its temporary and replaced trees,
+    lock and change list): files the watcher must not take for an edit, or it would rebuild forever."""
+    if out is None or not path.is_relative_to(out.parent):
+        return False
+    first = path.relative_to(out.parent).parts[0]
+    return first == out.name or first.startswith((f"{out.name}.", f".{out.name}."))
+
+
+def snapshot(folders: Iterable[Path], out: Path | None = None) -> dict[str, float]:
+    """Modification times of every file under ``folders`` but the output's own; a file or folder that
+    disappears while it is read is left out (the next poll sees the change)."""
+    times: dict[str, float] = {}
+    for folder in folders:
+        try:
+            for p in folder.rglob("*"):
+                if "__pycache__" in p.parts or _own(p, out):
+                    continue
+                try:
+                    info = p.stat()
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    times[str(p)] = info.st_mtime
+        except OSError:
+            continue
+    return times
 
 
 def rebuild(content: Path, out: Path, base_url: str) -> bool:
@@ -97,7 +138,8 @@ def rebuild(content: Path, out: Path, base_url: str) -> bool:
 def serve(content: Path, out: Path, port: int, base_url: str, *, poll_s: float = 1.0) -> int:
     """Serve until interrupted; poll the catalog (``content``) and the code once a second."""
     watched = [content, *(ROOT / folder for folder in CODE)]
-    seen = snapshot(watched)
+    out = out.resolve()
+    seen = snapshot(watched, out)
     rebuild(content, out, base_url)
     out.mkdir(parents=True, exist_ok=True)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler_for(out))
@@ -106,7 +148,7 @@ def serve(content: Path, out: Path, port: int, base_url: str, *, poll_s: float =
     try:
         while True:
             time.sleep(poll_s)
-            now = snapshot(watched)
+            now = snapshot(watched, out)
             if now != seen:
                 seen = now
                 rebuild(content, out, base_url)

@@ -31,7 +31,7 @@ from generator.content.catalog import Catalog
 from generator.publish import hosts, incremental, outdir
 from generator.publish.progress import Progress
 from generator.site import api, badges, pages, routes, sitemap
-from generator.site.browser_data import encoded, finder_data, shared_data
+from generator.site.browser_data import WORKBENCH_LIMITS, encoded, finder_data, shared_data
 from generator.site.cells import describe_templates, reason_templates
 from generator.site.hardware_page import HardwareRow, device_groups, hardware_rows
 from generator.site.i18n import LANGS, number_spec, translations
@@ -140,6 +140,7 @@ def workbench_ui(catalog: Catalog, lang: str, urls: dict[str, str]) -> bytes:
         engines=list(catalog.engines.values()),
         kv_dtypes=list(catalog.kv_dtypes.values()),
         max_gpus=catalog.assumptions.max_gpus,
+        limits=WORKBENCH_LIMITS,
         device_groups=device_groups(list(catalog.hardware.values())),
         hours_per_day=catalog.assumptions.hours_per_day,
         usd_per_kwh=catalog.assumptions.electricity_usd_per_kwh,

@@ -18,7 +18,7 @@ from generator.site.pair_page import context_steps
 from generator.site.setups import CANDIDATES, KV8, SINGLE
 from generator.sizing.cost import budget_use
 from generator.sizing.estimate import ScenarioError, estimate, ratio_ranges
-from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario
+from generator.sizing.scenario import FAMILY_ENGINE, MAX_CONTEXT, Facts, Scenario
 
 # Keys the browser computes and the parity test compares (the rest of `estimate --json` is text).
 PARITY_KEYS = (
@@ -69,6 +69,12 @@ PARITY_KEYS = (
 
 # What the browser does not need of an engine's backends (it only checks where they run).
 BACKEND_PROSE = {"sources", "notes", "since"}
+
+
+# The most the workbench's number controls take (a shared link's values past them are ignored): the
+# command line's bounds (sizing.scenario) or less, and for a budget more than any setup costs (a price
+# is at most 10^8 dollars, a setup at most assumptions.max_gpus devices).
+WORKBENCH_LIMITS = {"context": MAX_CONTEXT, "batch": 4096, "budget_usd": 10**9}
 
 
 def shared_data(catalog: Catalog) -> dict[str, Any]:

@@ -150,7 +150,8 @@ def price_tick_labels(fmt: NumberFormat) -> dict[str, str]:
     """The price axis' tick labels, keyed as its ticks are: ``k`` for 10^k and ``k.5`` for 3 × 10^k (the
     browser's charts take them from here, so both sides print the same words)."""
     out = {}
-    for k in range(-2, 8):
+    # Prices from $0.01 to $10^8 (the bounds of schema.Price.usd): the axis may end a power of ten above.
+    for k in range(-2, 10):
         for key, value in ((float(k), float(f"1e{k}")), (k + 0.5, float(f"3e{k}"))):
             out[f"{key:g}"] = fmt.compact(value, 2 if value < 0.1 else 1)
     return out

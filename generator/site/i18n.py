@@ -13,12 +13,14 @@ import decimal
 import gettext
 import io
 import math
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from babel import Locale
 from babel.dates import format_date
+from babel.messages.catalog import Catalog as PoCatalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_compact_decimal
@@ -34,14 +36,50 @@ GIB = 1024**3
 UNITS = {"en": ("KiB", "MiB", "GiB", "TiB"), "fr": ("Kio", "Mio", "Gio", "Tio"), "zh": ("KiB", "MiB", "GiB", "TiB")}
 
 
+class TranslationError(ValueError):
+    """A translation the pages cannot use (its %-placeholders do not format)."""
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+def catalog_problems(catalog: PoCatalog, where: str) -> list[str]:
+    """One line per translation of ``catalog`` (read from ``where``) that does not %-format with its
+    English text's placeholders, as every translation is formatted: a lone ``%`` ("100 % open") must be
+    written ``%%``, and a placeholder must be one the English text has."""
+    problems = []
+    for message in catalog:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple | list) else (message.id,)
+        names = {name: "x" for text in ids for name in _PLACEHOLDER.findall(text)} | {"num": 1}
+        strings = message.string if isinstance(message.string, tuple | list) else (message.string,)
+        for text in strings:
+            if not text:
+                continue
+            try:
+                text % names
+            except (ValueError, TypeError, KeyError) as exc:
+                problems.append(
+                    f"{where}:{message.lineno}: the translation of {ids[0]!r} is not valid %-format text "
+                    f"({type(exc).__name__}: {exc}); write a percent sign as %% and use only the English "
+                    "text's placeholders"
+                )
+    return problems
+
+
 @cache
 def translations(lang: str) -> gettext.NullTranslations:
-    """The compiled catalog for ``lang`` (English: the identity)."""
+    """The compiled catalog for ``lang`` (English: the identity); TranslationError if a translation
+    cannot be formatted."""
     po = LOCALES_DIR / lang / "LC_MESSAGES" / "messages.po"
     if lang == "en" or not po.exists():
         return gettext.NullTranslations()
     with po.open("rb") as fh:
         catalog = read_po(fh, locale=BABEL_LOCALE[lang])
+    problems = catalog_problems(catalog, str(po.relative_to(LOCALES_DIR.parent)))
+    if problems:
+        raise TranslationError("\n".join(problems))
     buf = io.BytesIO()
     write_mo(buf, catalog)
     buf.seek(0)

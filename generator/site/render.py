@@ -150,24 +150,34 @@ def helpers(lang: str) -> dict[str, Any]:
     }
 
 
+def _translated(text: str, variables: dict[str, Any]) -> str:
+    """A translation %-formatted with ``variables``, as text: the translation is never markup (a catalog
+    cannot add elements or attributes to a page). Plain text when every variable is text (autoescaping
+    escapes it where it lands in HTML; JSON data keeps it as is); markup, with the translation and the
+    text variables escaped, when a variable is markup (a formatted value with its own elements)."""
+    if any(isinstance(v, Markup) for v in variables.values()):
+        return escape(text) % variables
+    return text % variables
+
+
 def gettext_functions(lang: str) -> dict[str, Any]:
     """``_`` and ``ngettext`` for templates, as plain functions (the i18n extension's context-passing
-    wrappers cost a third of a page's rendering). Same semantics as its ``newstyle`` gettext: the
-    translation is markup, the variables are escaped into it, and it is always %-formatted."""
+    wrappers cost a third of a page's rendering). Like its ``newstyle`` gettext the translation is always
+    %-formatted and the variables escaped, but the translation itself is text, never markup."""
     tr = translations(lang)
-    plain: dict[str, Markup] = {}
+    plain: dict[str, str] = {}
 
-    def gettext(message: str, **variables: Any) -> Markup:
+    def gettext(message: str, **variables: Any) -> str:
         if variables:
-            return Markup(tr.gettext(message)) % variables
+            return _translated(tr.gettext(message), variables)
         rv = plain.get(message)
         if rv is None:
-            rv = plain[message] = Markup(tr.gettext(message)) % {}
+            rv = plain[message] = tr.gettext(message) % {}
         return rv
 
-    def ngettext(singular: str, plural: str, num: int, **variables: Any) -> Markup:
+    def ngettext(singular: str, plural: str, num: int, **variables: Any) -> str:
         variables.setdefault("num", num)
-        return Markup(tr.ngettext(singular, plural, num)) % variables
+        return _translated(tr.ngettext(singular, plural, num), variables)
 
     return {"_": gettext, "gettext": gettext, "ngettext": ngettext}
 

@@ -457,3 +457,36 @@ def test_pair_page_links_every_device_by_memory_and_vendor(page: Any, base_url: 
     listed = bare.eval_on_selector_all("#devices-h ~ dl.devices a", "els => els.map(e => e.getAttribute('href'))")
     assert sorted(listed) == [f"{h}/" for h in hardware]
     context.close()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "gpus=1.5&batch=3.7",
+        "batch=1e308",
+        "context=1e308&gpus=1e308",
+        "budget=1e308",
+        "batch=-2&gpus=0&context=0.5",
+        "batch=Infinity&budget=NaN&kwh=1e308&hours=1e308",
+    ],
+)
+def test_numbers_from_the_url_outside_the_clis_ranges_are_ignored(page: Any, base_url: str, query: str) -> None:
+    """A shared link cannot make the workbench print `--parallel 3.7`, `-c Infinity` or "$1e+308 buys":
+    a number a control cannot take (outside its min and max, which are the command line's ranges or
+    narrower, or a fraction where it counts devices, sequences or tokens) is ignored (issue #33, N12)."""
+    page.goto(f"{base_url}/en/models/{MODEL}/{HARDWARE}/?{query}")
+    page.wait_for_selector("#workbench[data-ready]")
+    assert page.input_value("#wb-gpus") == "1" and page.input_value("#wb-batch") == "1"
+    assert page.input_value("#wb-context") == "8192"
+    assert page.is_hidden("#wb-budget-out")
+    commands = " ".join(page.eval_on_selector_all("[data-command]", "els => els.map(e => e.textContent)"))
+    for bad in ("Infinity", "NaN", "e+", "3.7", "1.5"):
+        assert bad not in commands, (bad, commands)
+    text = page.inner_text("#workbench")
+    assert "Infinity" not in text and "NaN" not in text and "e+308" not in text
+    # Typed into the form, a fraction of a device or a sequence is a whole number in the commands.
+    for selector, value in (("#wb-batch", "3.7"), ("#wb-gpus", "1.4")):
+        page.fill(selector, value)
+        page.dispatch_event(selector, "input")
+    commands = " ".join(page.eval_on_selector_all("[data-command]", "els => els.map(e => e.textContent)"))
+    assert "3.7" not in commands and "1.4" not in commands, commands

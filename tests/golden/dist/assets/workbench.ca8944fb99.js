@@ -63,6 +63,28 @@ const SCENARIO_KEYS = ["quant", "engine", "kv_dtype", "context", "batch", "gpus"
 // The cost inputs: hours of use a day and the electricity price (the catalog's assumptions by default).
 const COST_KEYS = ["hours", "kwh", "budget"];
 const URL_KEYS = [...SCENARIO_KEYS, "compare", ...COST_KEYS];
+
+/**
+ * Whether a number control takes ``n``: finite, within its min and max, and whole where its step is 1.
+ * @param {HTMLInputElement} control
+ * @param {number} n
+ */
+export function inRange(control, n) {
+  const low = control.min === "" ? -Infinity : Number(control.min);
+  const high = control.max === "" ? Infinity : Number(control.max);
+  return Number.isFinite(n) && n >= low && n <= high && (control.step !== "1" || Number.isInteger(n));
+}
+
+/**
+ * A count from a form value: rounded, at least ``low`` and at most ``high`` (``low`` when it is no number).
+ * @param {FormDataEntryValue | null} value
+ * @param {number} low
+ * @param {number} high
+ */
+export function whole(value, low, high) {
+  const n = Math.round(Number(value));
+  return Number.isFinite(n) ? Math.min(Math.max(n, low), high) : low;
+}
 // The banner's figures that only a setup that fits has (its speeds and its cost per token).
 const RUNNING_ONLY = new Set(["decode_tok_s", "ttft_s", "prefill_tok_s", "usd_per_mtok"]);
 
@@ -234,7 +256,8 @@ async function main(root, dataEl) {
     else control.value = String(value);
   }
   // A shared link's scenario (the URL's keys are the form's names) wins over the page's own; values a
-  // control cannot take are ignored.
+  // control cannot take are ignored: an option it lacks, a number outside its min and max (the command
+  // line's ranges, or narrower), a fraction where it counts whole things (devices, sequences, tokens).
   const params = new URLSearchParams(location.search);
   for (const name of [...SCENARIO_KEYS, ...COST_KEYS]) {
     const value = params.get(name);
@@ -243,7 +266,7 @@ async function main(root, dataEl) {
     if (control === vision) vision.checked = value === "true";
     else if (control instanceof HTMLSelectElement) {
       if ([...control.options].some((o) => o.value === value)) control.value = value;
-    } else if (Number.isFinite(Number(value)) && value !== "") control.value = value;
+    } else if (value.trim() !== "" && inRange(control, Number(value))) control.value = value;
   }
   const facts = { assumptions: data.assumptions, calibration: data.calibration, ranges: data.ranges,
     offers: data.offers, api_prices: data.api_prices };
@@ -256,7 +279,8 @@ async function main(root, dataEl) {
     const kwh = Number(f.get("kwh"));
     return { ...facts, assumptions: { ...facts.assumptions,
       hours_per_day: view.hoursADay(f.get("hours"), facts.assumptions.hours_per_day),
-      electricity_usd_per_kwh: Number.isFinite(kwh) && kwh >= 0 ? kwh : facts.assumptions.electricity_usd_per_kwh } };
+      electricity_usd_per_kwh: inRange(/** @type {HTMLInputElement} */ (form.elements.namedItem("kwh")), kwh)
+        ? kwh : facts.assumptions.electricity_usd_per_kwh } };
   };
 
   /**
@@ -269,6 +293,12 @@ async function main(root, dataEl) {
     return problem ? interpolate(t.reasons[problem[0]], problem[1]) : "";
   };
 
+  /**
+   * The largest value the number control ``name`` takes.
+   * @param {string} name
+   */
+  const limit = (name) => Number(/** @type {HTMLInputElement} */ (form.elements.namedItem(name)).max);
+
   /** @returns {Choice} */
   function read() {
     const f = new FormData(form);
@@ -276,10 +306,10 @@ async function main(root, dataEl) {
     return {
       quant: /** @type {string} */ (f.get("quant")), engine: /** @type {string} */ (f.get("engine")),
       kv_dtype: /** @type {string} */ (f.get("kv_dtype")),
-      context: Math.max(1, Math.min(Number(f.get("context")) || 1, sizing.maxContextOf(data.model))),
-      batch: Math.max(1, Number(f.get("batch")) || 1), gpus: Math.max(1, Number(f.get("gpus")) || 1),
+      context: whole(f.get("context"), 1, sizing.maxContextOf(data.model)),
+      batch: whole(f.get("batch"), 1, limit("batch")), gpus: whole(f.get("gpus"), 1, limit("gpus")),
       // The box as shown (FormData leaves out a disabled one, checked or not).
-      offload: Number(f.get("offload")) || 0, vision: vision.checked,
+      offload: Math.min(Math.max(Number(f.get("offload")) || 0, 0), limit("offload")), vision: vision.checked,
     };
   }
 
@@ -569,7 +599,7 @@ async function main(root, dataEl) {
     const out = /** @type {HTMLElement} */ (document.getElementById("wb-budget-out"));
     const text = String(new FormData(form).get("budget") || "").trim();
     const budget = Number(text);
-    out.hidden = text === "" || !Number.isFinite(budget) || budget < 0;
+    out.hidden = text === "" || !inRange(/** @type {HTMLInputElement} */ (form.elements.namedItem("budget")), budget);
     if (out.hidden) return;
     const as = costFacts().assumptions;
     const b = sizing.budgetUse(keys, budget, as);
