@@ -39,6 +39,9 @@ class AttentionBlock(Frozen):
     # or one per head (Step 3.5's g_proj).
     output_gate: Literal["none", "element", "head"] = "none"
     qk_norm: bool = False
+    # What one q/k norm weight spans: a head (Qwen3, Gemma: the weight is shared by the heads) or the
+    # whole projection (MiniMax-M2's qk_norm_type per_layer: one weight per channel of q and of k).
+    qk_norm_over: Literal["head", "projection"] = "head"
     bias: bool = False
     output_bias: bool = False
     sinks: bool = False

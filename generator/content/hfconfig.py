@@ -389,6 +389,7 @@ def _attention_blocks(text: _Keys, model_type: str, letters: list[str], window: 
         if (gate or (gate is None and model_type == "qwen3_next"))
         else "none",
         "qk_norm": model_type in _QK_NORM_TYPES or bool(text.flag("use_qk_norm")),
+        "qk_norm_over": "projection" if text.text("qk_norm_type") == "per_layer" else "head",
         "bias": model_type in _QKV_BIAS_TYPES if bias is None else bias,
         "output_bias": model_type == "gpt_oss",
         "sinks": model_type == "gpt_oss",

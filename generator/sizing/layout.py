@@ -153,7 +153,7 @@ def _attention_params(b: AttentionBlock, h: int) -> tuple[int, int]:
     if b.bias:
         small += q_out + gate + k_out + v_out
     if b.qk_norm:
-        small += 2 * b.head_dim
+        small += (q_out + k_out) if b.qk_norm_over == "projection" else 2 * b.head_dim
     if b.output_bias:
         small += h
     if b.sinks:

@@ -15,7 +15,8 @@
  * @typedef {{ model_type: string, num_layers: number, hidden_size: number, vocab_size: number, max_context: number,
  *   tie_word_embeddings: boolean, norms_per_layer: number }} Architecture
  * @typedef {{ kind: "attention", heads: number, kv_heads: number, head_dim: number, v_head_dim: number | null,
- *   window: number | null, k_eq_v: boolean, output_gate: "none" | "element" | "head", qk_norm: boolean, bias: boolean,
+ *   window: number | null, k_eq_v: boolean, output_gate: "none" | "element" | "head", qk_norm: boolean,
+ *   qk_norm_over: "head" | "projection", bias: boolean,
  *   output_bias: boolean, sinks: boolean }} AttentionBlock
  * @typedef {{ heads: number, head_dim: number, top_k: number }} Indexer a sparse-attention indexer
  * @typedef {{ kind: "mla", heads: number, kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number,
@@ -242,7 +243,7 @@ export function mixerParams(b, h) {
     const matrices = h * (qOut + gate + kOut + vOut) + oIn * h;
     let small = 0;
     if (b.bias) small += qOut + gate + kOut + vOut;
-    if (b.qk_norm) small += 2 * b.head_dim;
+    if (b.qk_norm) small += b.qk_norm_over === "projection" ? qOut + kOut : 2 * b.head_dim;
     if (b.output_bias) small += h;
     if (b.sinks) small += b.heads;
     return [matrices, small];
