@@ -79,6 +79,8 @@ class MLABlock(Frozen):
     v_head_dim: Width
     q_lora_rank: Width | None = None
     indexer: Indexer | None = None
+    # A sigmoid gate on the attention output, projected from the hidden state (Kimi K3's g_proj).
+    output_gate: bool = False
 
 
 class GatedDeltaNetBlock(Frozen):
@@ -90,6 +92,18 @@ class GatedDeltaNetBlock(Frozen):
     num_value_heads: Heads
     value_head_dim: Width
     conv_kernel: Annotated[int, Field(ge=1, le=64)]
+
+
+class KDABlock(Frozen):
+    """Kimi Delta Attention (Kimi Linear, Kimi K3, GLM-5.3-Flash): a gated delta rule with per-channel
+    forget gates; a fixed state per sequence (heads × head_dim × head_dim) and short convolutions on q, k
+    and v. The output gate is low-rank (g_a, g_b) or full-rank (Kimi K3's g_proj)."""
+
+    kind: Literal["kda"]
+    heads: Heads
+    head_dim: Width
+    conv_kernel: Annotated[int, Field(ge=1, le=64)]
+    output_gate: Literal["low_rank", "full"] = "low_rank"
 
 
 class Mamba2Block(Frozen):
@@ -133,6 +147,8 @@ class MoEBlock(Frozen):
     router_bias: bool = False
     dense_beside: Count = 0
     latent: Width | None = None
+    # An RMSNorm over the combined routed output at the latent width (Kimi K3's routed_expert_norm).
+    latent_norm: bool = False
 
     @model_validator(mode="after")
     def _k_le_e(self) -> Self:
@@ -143,10 +159,10 @@ class MoEBlock(Frozen):
         return self
 
 
-Mixer = AttentionBlock | MLABlock | GatedDeltaNetBlock | Mamba2Block
+Mixer = AttentionBlock | MLABlock | GatedDeltaNetBlock | KDABlock | Mamba2Block
 FFN = DenseBlock | MoEBlock
 Block = Annotated[Mixer | FFN, Field(discriminator="kind")]
-MIXER_KINDS = frozenset({"attention", "mla", "gated_delta_net", "mamba2"})
+MIXER_KINDS = frozenset({"attention", "mla", "gated_delta_net", "kda", "mamba2"})
 FFN_KINDS = frozenset({"dense", "moe"})
 
 # One layer: [mixer, ffn], either may be null.
@@ -241,7 +257,7 @@ def _period(items: tuple[LayerSpec, ...]) -> int:
 
 
 # Letters for a pattern schedule (Nemotron-H's own: M Mamba, * attention, E experts, - MLP).
-_LETTERS = {"mamba2": "M", "attention": "*", "mla": "*", "moe": "E", "dense": "-"}
+_LETTERS = {"mamba2": "M", "kda": "K", "gated_delta_net": "L", "attention": "*", "mla": "*", "moe": "E", "dense": "-"}
 
 
 def runs(specs: tuple[LayerSpec, ...], blocks: dict[str, Block] | None = None) -> tuple[Run, ...]:

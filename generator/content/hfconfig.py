@@ -256,7 +256,9 @@ SIZE_KEYS = (
     "block_configs",
     "use_double_wide_mlp",
     "mla_use_output_gate",
-    "attn_residual_block_size",
+    "attn_res_block_size",
+    "routed_expert_hidden_size",
+    "latent_moe_use_norm",
     "mlp_layer_types",
     "dense_layers",
     "attention_other_setting",
@@ -294,6 +296,9 @@ def _letters_from(text: _Keys, layers: int) -> tuple[list[str], int | None]:
     pattern = text.text("hybrid_override_pattern")
     if pattern is not None:
         return _nemotron_letters(text, pattern, layers), None
+    linear = _linear_attn_config(text)
+    if linear is not None:
+        return _kimi_letters(linear, layers), None
     types = text.strings("layer_types")
     if types:
         if len(types) < layers:
@@ -324,6 +329,43 @@ def _letters_from(text: _Keys, layers: int) -> tuple[list[str], int | None]:
     return ["f"] * layers, None
 
 
+def _linear_attn_config(text: _Keys) -> _Keys | None:
+    """Kimi's ``linear_attn_config`` (KDA settings and which layers are KDA or full attention), if given."""
+    value = text.data.get("linear_attn_config")
+    if value is None:
+        return None
+    text.consumed.add("linear_attn_config")
+    if not isinstance(value, dict):
+        raise ConfigError(f"{text.prefix}linear_attn_config must be an object, got {_show(value)}")
+    return _Keys(value, f"{text.prefix}linear_attn_config.", text.origin)
+
+
+def _kimi_letters(linear: _Keys, layers: int) -> list[str]:
+    """``kda_layers`` are KDA (k), ``full_attn_layers`` full attention. Kimi numbers layers from 1, GLM-5.3
+    from 0: a list holding 0 counts from 0, one holding the last layer's number from 1."""
+    lists: dict[str, list[int]] = {}
+    for key in ("kda_layers", "full_attn_layers"):
+        name = linear.prefix + key
+        items = linear.data.get(key)
+        if not isinstance(items, list):
+            raise ConfigError(f"{name} must be a list of layer numbers, got {_show(items)}")
+        lists[key] = [_integer(item, name, 0) for item in items]
+    numbers = [n for items in lists.values() for n in items]
+    if 0 in numbers and layers in numbers:
+        raise ConfigError(f"{linear.prefix}kda_layers and full_attn_layers hold both 0 and {layers}")
+    first = 0 if 0 in numbers else 1
+    letters = [""] * layers
+    for key, letter in (("kda_layers", "k"), ("full_attn_layers", "f")):
+        for number in lists[key]:
+            i = number - first
+            if not 0 <= i < layers or letters[i]:
+                raise ConfigError(f"{linear.prefix}{key} names layer {number}, outside the model or listed twice")
+            letters[i] = letter
+    if "" in letters:
+        raise ConfigError(f"{linear.prefix}kda_layers and full_attn_layers leave layer {letters.index('') + 1} out")
+    return letters
+
+
 def _nemotron_letters(text: _Keys, pattern: str, layers: int) -> list[str]:
     """Nemotron-H's ``hybrid_override_pattern``: M Mamba-2, * attention, E MoE, - MLP; one block per layer."""
     name = text.prefix + "hybrid_override_pattern"
@@ -346,6 +388,8 @@ def _mla_block(text: _Keys, heads: int) -> dict[str, Any]:
         "qk_nope_head_dim": text.integer("qk_nope_head_dim", to="network.blocks.mla.qk_nope_head_dim"),
         "v_head_dim": text.integer("v_head_dim", to="network.blocks.mla.v_head_dim"),
         "q_lora_rank": q_lora or None,
+        # Kimi K3: a sigmoid gate on the output, projected from the hidden state (g_proj).
+        "output_gate": bool(text.flag("mla_use_output_gate")),
     }
     index_heads = text.integer("index_n_heads", default=0, minimum=0, to="network.blocks.mla.indexer.heads")
     if index_heads:
@@ -436,8 +480,17 @@ def _attention_blocks(text: _Keys, model_type: str, letters: list[str], window: 
 
 
 def _recurrent_blocks(text: _Keys, letters: list[str]) -> dict[str, Any]:
-    """The gated-delta-net and Mamba-2 blocks the letters use."""
+    """The gated-delta-net, KDA and Mamba-2 blocks the letters use."""
     blocks: dict[str, Any] = {}
+    linear = _linear_attn_config(text)
+    if "k" in letters and linear is not None:
+        blocks["kda"] = {
+            "kind": "kda",
+            "heads": linear.integer("num_heads", to="network.blocks.kda.heads"),
+            "head_dim": linear.integer("head_dim", to="network.blocks.kda.head_dim"),
+            "conv_kernel": linear.integer("short_conv_kernel_size", default=4, to="network.blocks.kda.conv_kernel"),
+            "output_gate": "full" if linear.flag("use_full_rank_gate") else "low_rank",
+        }
     if "l" in letters:
         blocks["gdn"] = {
             "kind": "gated_delta_net",
@@ -546,11 +599,17 @@ def _ffn_blocks(text: _Keys, model_type: str, hidden: int) -> tuple[dict[str, An
         "shared_experts": n_shared if shared_size else 0,
         "shared_intermediate": shared_size if n_shared else 0,
         "shared_gate": model_type in _SHARED_EXPERT_GATE_TYPES and bool(shared_size),
+        # A correction bias beside the router (noaux_tc, Nemotron-H): a checkpoint tensor of one value per expert.
         "router_bias": model_type == "gpt_oss"
         or bool(text.flag("use_moe_router_bias", "use_routing_bias"))
-        or model_type == "nemotron_h",
+        or model_type == "nemotron_h"
+        or text.text("topk_method") == "noaux_tc",
         "dense_beside": beside,
-        "latent": text.integer("moe_latent_size", default=0, minimum=0, to="network.blocks.moe.latent") or None,
+        "latent": text.integer(
+            "moe_latent_size", "routed_expert_hidden_size", default=0, minimum=0, to="network.blocks.moe.latent"
+        )
+        or None,
+        "latent_norm": bool(text.flag("latent_moe_use_norm")),
     }
     return dense, moe
 
@@ -562,7 +621,7 @@ def _network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str
     blocks |= _recurrent_blocks(text, letters)
     dense, moe = _ffn_blocks(text, model_type, hidden)
     softmax = "mla" if "mla" in blocks else "attn"
-    names = {"f": softmax, "s": "swa", "l": "gdn", "m": "mamba"}
+    names = {"f": softmax, "s": "swa", "l": "gdn", "m": "mamba", "k": "kda"}
     nemotron = any(ch in "ED" for ch in letters) or text.data.get("hybrid_override_pattern") is not None
     specs: list[list[str | None]]
     if nemotron:
@@ -665,6 +724,14 @@ def _validated(record: type[_Record], data: dict[str, Any], origin: dict[str, st
         raise ConfigError(f"invalid {origin.get(where, where or 'config')}: {message}{got}") from None
 
 
+def _norms_per_layer(text: _Keys, model_type: str) -> int:
+    """Hidden-size norm vectors per layer: Gemma's sandwich 4, Nemotron-H's one, Kimi K3's 2 plus its
+    attention residuals' two norms and two projections (attn_res_block_size), else 2."""
+    if text.integer("attn_res_block_size", default=0, minimum=0):
+        return 6
+    return 4 if model_type in _FOUR_NORM_TYPES else 1 if model_type == "nemotron_h" else 2
+
+
 def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
     """A Model for the text part of ``cfg``, described as a block list; parameters are derived, never declared.
 
@@ -698,7 +765,7 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
                 to="architecture.max_context",
             ),
             "tie_word_embeddings": model_type.startswith("gemma") if tie is None else tie,
-            "norms_per_layer": 4 if model_type in _FOUR_NORM_TYPES else 1 if model_type == "nemotron_h" else 2,
+            "norms_per_layer": _norms_per_layer(text, model_type),
         },
         origin,
         "architecture",

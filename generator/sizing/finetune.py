@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.content.blocks import FFN, DenseBlock, GatedDeltaNetBlock, Mamba2Block, Mixer, MLABlock
+from generator.content.blocks import FFN, DenseBlock, GatedDeltaNetBlock, KDABlock, Mamba2Block, Mixer, MLABlock
 from generator.content.schema import Assumptions, Model
 from generator.sizing.layout import layout
 from generator.sizing.params import ParamCount
@@ -32,6 +32,10 @@ def adapted_matrices(block: Mixer, h: int) -> list[tuple[int, int]]:
         k = block.num_key_heads * block.key_head_dim
         v = block.num_value_heads * block.value_head_dim
         return [(h, 2 * k + 2 * v), (h, 2 * block.num_value_heads), (v, h)]
+    if isinstance(block, KDABlock):
+        p = block.heads * block.head_dim
+        gates = [(h, p)] if block.output_gate == "full" else [(h, block.head_dim), (block.head_dim, p)]
+        return [(h, p), (h, p), (h, p), *gates, (p, h)]
     if isinstance(block, Mamba2Block):
         return [(h, 2 * block.d_inner + 2 * block.n_groups * block.d_state + block.num_heads), (block.d_inner, h)]
     if isinstance(block, MLABlock):
@@ -41,6 +45,7 @@ def adapted_matrices(block: Mixer, h: int) -> list[tuple[int, int]]:
             *q_proj,
             (h, block.kv_lora_rank + block.qk_rope_head_dim),
             (block.kv_lora_rank, block.heads * (block.qk_nope_head_dim + block.v_head_dim)),
+            *([(h, block.heads * block.v_head_dim)] if block.output_gate else []),
             (block.heads * block.v_head_dim, h),
         ]
     q = block.heads * block.head_dim

@@ -16,6 +16,7 @@ from generator.content.blocks import (
     AttentionBlock,
     DenseBlock,
     GatedDeltaNetBlock,
+    KDABlock,
     Mamba2Block,
     Mixer,
     MLABlock,
@@ -24,7 +25,7 @@ from generator.content.blocks import (
 from generator.content.schema import EngineProfile, Model
 
 # The order distinct mixers are summed in (a windowed attention block sorts after a full one).
-_MIXER_ORDER = {"attention": 0, "attention_window": 1, "mla": 2, "gated_delta_net": 3, "mamba2": 4}
+_MIXER_ORDER = {"attention": 0, "attention_window": 1, "mla": 2, "gated_delta_net": 3, "mamba2": 4, "kda": 5}
 
 
 def _mixer_rank(block: Mixer) -> int:
@@ -54,9 +55,9 @@ class Layout:
         return tuple((b, n) for b, n in self.mixers if isinstance(b, AttentionBlock | MLABlock))
 
     @property
-    def recurrent(self) -> tuple[tuple[GatedDeltaNetBlock | Mamba2Block, int], ...]:
+    def recurrent(self) -> tuple[tuple[GatedDeltaNetBlock | Mamba2Block | KDABlock, int], ...]:
         """Recurrent mixers (a fixed state per sequence) and their layer counts."""
-        return tuple((b, n) for b, n in self.mixers if isinstance(b, GatedDeltaNetBlock | Mamba2Block))
+        return tuple((b, n) for b, n in self.mixers if isinstance(b, GatedDeltaNetBlock | Mamba2Block | KDABlock))
 
     @property
     def moe(self) -> tuple[tuple[MoEBlock, int], ...]:
@@ -116,7 +117,7 @@ def layer_counts(model: Model) -> dict[str, int]:
         if isinstance(block, AttentionBlock) and block.window is not None:
             letter = "s"
         else:
-            letter = {"attention": "f", "mla": "f", "gated_delta_net": "l", "mamba2": "m"}[block.kind]
+            letter = {"attention": "f", "mla": "f", "gated_delta_net": "l", "kda": "l", "mamba2": "m"}[block.kind]
         out[letter] = out.get(letter, 0) + n
     return out
 
@@ -136,6 +137,8 @@ def mixer_params(block: Mixer, h: int) -> tuple[int, int]:
         matrices = h * (2 * k + 2 * v) + h * 2 * block.num_value_heads + v * h
         small = (2 * k + v) * block.conv_kernel + 2 * block.num_value_heads + block.value_head_dim
         return matrices, small
+    if isinstance(block, KDABlock):
+        return _kda_params(block, h)
     conv_dim = block.d_inner + 2 * block.n_groups * block.d_state
     matrices = h * (2 * block.d_inner + 2 * block.n_groups * block.d_state + block.num_heads) + block.d_inner * h
     small = conv_dim * block.d_conv + conv_dim + 3 * block.num_heads + block.d_inner
@@ -161,6 +164,17 @@ def _attention_params(b: AttentionBlock, h: int) -> tuple[int, int]:
     return matrices, small
 
 
+def _kda_params(b: KDABlock, h: int) -> tuple[int, int]:
+    """(matrix, small) params of a KDA layer: q, k, v and o projections, the low-rank forget gate (f_a
+    h→d, f_b d→P), beta (h→heads), the output gate, and the q/k/v short convolutions, A_log, dt_bias and
+    the output norm (vLLM layers/kda.py; Megatron-Bridge kimi_k3_layers.py)."""
+    p = b.heads * b.head_dim
+    gate = h * p if b.output_gate == "full" else h * b.head_dim + b.head_dim * p
+    matrices = 3 * h * p + h * b.head_dim + b.head_dim * p + h * b.heads + p * h + gate
+    small = 3 * p * b.conv_kernel + b.heads + p + b.head_dim
+    return matrices, small
+
+
 def _mla_params(b: MLABlock, h: int) -> tuple[int, int]:
     qk = b.qk_nope_head_dim + b.qk_rope_head_dim
     small = 0
@@ -172,7 +186,7 @@ def _mla_params(b: MLABlock, h: int) -> tuple[int, int]:
     kv = h * (b.kv_lora_rank + b.qk_rope_head_dim) + b.kv_lora_rank * b.heads * (b.qk_nope_head_dim + b.v_head_dim)
     small += b.kv_lora_rank
     o = b.heads * b.v_head_dim * h
-    matrices = q + kv + o
+    matrices = q + kv + o + (h * b.heads * b.v_head_dim if b.output_gate else 0)
     ix = b.indexer
     if ix is not None:
         # Lightning indexer: queries from the shared q latent (or the hidden state), one key head with a
@@ -222,6 +236,7 @@ def ffn_params(block: FFN, h: int) -> FFNParams:
         small += s
     if block.latent:
         shared += 2 * h * block.latent
+        small += block.latent if block.latent_norm else 0
     return FFNParams(
         dense=dense,
         shared=shared,
@@ -266,8 +281,16 @@ def latent_record_bytes(
     return float(ix.fp8_record_bytes) if ix and ix.fp8_record_bytes else None
 
 
-def state_bytes_per_seq_layer(block: GatedDeltaNetBlock | Mamba2Block, engine: EngineProfile) -> float:
-    """Bytes of fixed recurrent state one sequence holds in one gated-delta-net or Mamba-2 layer."""
+def state_bytes_per_seq_layer(block: GatedDeltaNetBlock | Mamba2Block | KDABlock, engine: EngineProfile) -> float:
+    """Bytes of fixed recurrent state one sequence holds in one gated-delta-net, KDA or Mamba-2 layer.
+
+    KDA: q, k and v conv states of (kernel − 1) × heads·head_dim each, and a heads × head_dim × head_dim
+    state (vLLM mamba_utils kda_state_shape: conv in the model dtype, state in FP32; llama.cpp
+    llama-hparams n_embd_r / n_embd_s, both F32)."""
+    if isinstance(block, KDABlock):
+        p = block.heads * block.head_dim
+        conv = 3 * p * (block.conv_kernel - 1)
+        return conv * engine.state_conv_bytes + block.heads * block.head_dim * block.head_dim * engine.state_ssm_bytes
     if isinstance(block, GatedDeltaNetBlock):
         conv = (2 * block.num_key_heads * block.key_head_dim + block.num_value_heads * block.value_head_dim) * (
             block.conv_kernel - 1
@@ -312,4 +335,6 @@ def tp_divides(block: Mixer, gpus: int) -> bool:
         return block.heads % gpus == 0
     if isinstance(block, GatedDeltaNetBlock):
         return block.num_key_heads % gpus == 0 and block.num_value_heads % gpus == 0
+    if isinstance(block, KDABlock):
+        return block.heads % gpus == 0
     return block.num_heads % gpus == 0 and (block.n_groups % gpus == 0 or gpus % block.n_groups == 0)

@@ -20,17 +20,19 @@
  *   output_bias: boolean, sinks: boolean }} AttentionBlock
  * @typedef {{ heads: number, head_dim: number, top_k: number }} Indexer a sparse-attention indexer
  * @typedef {{ kind: "mla", heads: number, kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number,
- *   v_head_dim: number, q_lora_rank: number | null, indexer: Indexer | null }} MLABlock
+ *   v_head_dim: number, q_lora_rank: number | null, indexer: Indexer | null, output_gate: boolean }} MLABlock
  * @typedef {{ kind: "gated_delta_net", num_key_heads: number, key_head_dim: number, num_value_heads: number,
  *   value_head_dim: number, conv_kernel: number }} GatedDeltaNetBlock
  * @typedef {{ kind: "mamba2", d_inner: number, d_state: number, n_groups: number, d_conv: number,
  *   num_heads: number }} Mamba2Block
- * @typedef {GatedDeltaNetBlock | Mamba2Block} RecurrentBlock
+ * @typedef {{ kind: "kda", heads: number, head_dim: number, conv_kernel: number,
+ *   output_gate: "low_rank" | "full" }} KDABlock
+ * @typedef {GatedDeltaNetBlock | Mamba2Block | KDABlock} RecurrentBlock
  * @typedef {AttentionBlock | MLABlock | RecurrentBlock} Mixer
  * @typedef {{ kind: "dense", intermediate: number, gated: boolean, bias: boolean }} DenseBlock
  * @typedef {{ kind: "moe", experts: number, experts_per_token: number, intermediate: number, gated: boolean,
  *   bias: boolean, shared_experts: number, shared_intermediate: number, shared_gate: boolean, router_bias: boolean,
- *   dense_beside: number, latent: number | null }} MoEBlock
+ *   dense_beside: number, latent: number | null, latent_norm: boolean }} MoEBlock
  * @typedef {DenseBlock | MoEBlock} FFNBlock
  * @typedef {[string | null, string | null]} LayerSpec a layer's [mixer, ffn] block names
  * @typedef {{ repeat: number, unit: LayerSpec[] } | { pattern: string, map: Record<string, LayerSpec> }} Run
@@ -159,7 +161,7 @@ export function expand(layers) {
   return out;
 }
 
-const MIXER_ORDER = { attention: 0, attention_window: 1, mla: 2, gated_delta_net: 3, mamba2: 4 };
+const MIXER_ORDER = { attention: 0, attention_window: 1, mla: 2, gated_delta_net: 3, mamba2: 4, kda: 5 };
 
 /** @param {Mixer} block */
 function mixerRank(block) {
@@ -204,7 +206,7 @@ export function layout(model) {
   const laid = {
     hidden: model.architecture.hidden_size, num_layers: specs.length, mixers: m, ffns: f,
     attention: /** @type {[AttentionBlock | MLABlock, number][]} */ (m.filter(([b]) => b.kind === "attention" || b.kind === "mla")),
-    recurrent: /** @type {[RecurrentBlock, number][]} */ (m.filter(([b]) => b.kind === "gated_delta_net" || b.kind === "mamba2")),
+    recurrent: /** @type {[RecurrentBlock, number][]} */ (m.filter(([b]) => b.kind === "gated_delta_net" || b.kind === "mamba2" || b.kind === "kda")),
     moe: /** @type {[MoEBlock, number][]} */ (f.filter(([b]) => b.kind === "moe")),
     mtp_mixers: mixers(mtp.map((s) => s[0])), mtp_ffns: ffns(mtp.map((s) => s[1])), mtp_layers: mtp.length,
     mtp_modules: net.mtp ? net.mtp.modules || mtp.length : 0, mtp_own_head: Boolean(net.mtp && net.mtp.own_head),
@@ -260,13 +262,19 @@ export function mixerParams(b, h) {
     }
     const kv = h * (b.kv_lora_rank + b.qk_rope_head_dim) + b.kv_lora_rank * b.heads * (b.qk_nope_head_dim + b.v_head_dim);
     small += b.kv_lora_rank;
-    let matrices = q + kv + b.heads * b.v_head_dim * h;
+    let matrices = q + kv + b.heads * b.v_head_dim * h + (b.output_gate ? h * b.heads * b.v_head_dim : 0);
     const ix = b.indexer;
     if (ix) {
       matrices += (b.q_lora_rank || h) * ix.heads * ix.head_dim + h * ix.head_dim + h * ix.heads;
       small += 2 * ix.head_dim;
     }
     return [matrices, small];
+  }
+  if (b.kind === "kda") {
+    const p = b.heads * b.head_dim;
+    const gate = b.output_gate === "full" ? h * p : h * b.head_dim + b.head_dim * p;
+    const matrices = 3 * h * p + h * b.head_dim + b.head_dim * p + h * b.heads + p * h + gate;
+    return [matrices, 3 * p * b.conv_kernel + b.heads + p + b.head_dim];
   }
   if (b.kind === "gated_delta_net") {
     const k = b.num_key_heads * b.key_head_dim;
@@ -317,7 +325,10 @@ export function ffnParams(b, h) {
     dense = m;
     small += s;
   }
-  if (b.latent) shared += 2 * h * b.latent;
+  if (b.latent) {
+    shared += 2 * h * b.latent;
+    if (b.latent_norm) small += b.latent;
+  }
   return { dense, shared, experts: b.experts * oneM, experts_active: b.experts_per_token * oneM, small };
 }
 
@@ -459,6 +470,10 @@ function indexWidth(block) {
  * @param {EngineProfile} engine
  */
 export function stateBytesPerSeqLayer(b, engine) {
+  if (b.kind === "kda") {
+    const conv = 3 * b.heads * b.head_dim * (b.conv_kernel - 1);
+    return conv * engine.state_conv_bytes + b.heads * b.head_dim * b.head_dim * engine.state_ssm_bytes;
+  }
   if (b.kind === "gated_delta_net") {
     const conv = (2 * b.num_key_heads * b.key_head_dim + b.num_value_heads * b.value_head_dim) * (b.conv_kernel - 1);
     const ssm = b.num_value_heads * b.value_head_dim * b.key_head_dim;
@@ -624,6 +639,7 @@ function tpDivides(b, gpus) {
   }
   if (b.kind === "mla") return b.heads % gpus === 0;
   if (b.kind === "gated_delta_net") return b.num_key_heads % gpus === 0 && b.num_value_heads % gpus === 0;
+  if (b.kind === "kda") return b.heads % gpus === 0;
   return b.num_heads % gpus === 0 && (b.n_groups % gpus === 0 || gpus % b.n_groups === 0);
 }
 
@@ -641,7 +657,7 @@ export function splitBlocker(model, engine, gpus) {
   for (const [b] of layout(model).mixers) {
     if (engine.split === "tensor" && tpDivides(b, gpus)) continue;
     if (b.kind === "attention") return [b.heads, b.kv_heads];
-    if (b.kind === "mla") return [b.heads, b.heads];
+    if (b.kind === "mla" || b.kind === "kda") return [b.heads, b.heads];
     if (b.kind === "gated_delta_net") return [b.num_value_heads, b.num_key_heads];
     return [b.num_heads, b.n_groups];
   }
@@ -1090,12 +1106,20 @@ function adaptedMatrices(b, h) {
     return [[h, 2 * k + 2 * v], [h, 2 * b.num_value_heads], [v, h]];
   }
   if (b.kind === "mamba2") return [[h, 2 * b.d_inner + 2 * b.n_groups * b.d_state + b.num_heads], [b.d_inner, h]];
+  if (b.kind === "kda") {
+    const p = b.heads * b.head_dim;
+    /** @type {[number, number][]} */
+    const gates = b.output_gate === "full" ? [[h, p]] : [[h, b.head_dim], [b.head_dim, p]];
+    return [[h, p], [h, p], [h, p], ...gates, [p, h]];
+  }
   if (b.kind === "mla") {
     const qk = b.heads * (b.qk_nope_head_dim + b.qk_rope_head_dim);
     /** @type {[number, number][]} */
     const q = b.q_lora_rank ? [[h, b.q_lora_rank], [b.q_lora_rank, qk]] : [[h, qk]];
+    /** @type {[number, number][]} */
+    const gate = b.output_gate ? [[h, b.heads * b.v_head_dim]] : [];
     return [...q, [h, b.kv_lora_rank + b.qk_rope_head_dim],
-      [b.kv_lora_rank, b.heads * (b.qk_nope_head_dim + b.v_head_dim)], [b.heads * b.v_head_dim, h]];
+      [b.kv_lora_rank, b.heads * (b.qk_nope_head_dim + b.v_head_dim)], ...gate, [b.heads * b.v_head_dim, h]];
   }
   const q = b.heads * b.head_dim;
   const gate = { none: 0, element: b.heads * valueDim(b), head: b.heads }[b.output_gate];
