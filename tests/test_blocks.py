@@ -85,6 +85,8 @@ def test_latent_experts_and_mtp_modules(catalog: Catalog) -> None:
         "qwen3-5-35b-a3b",
         "qwen3-6-35b-a3b",
         "minimax-m2-5",
+        "kimi-k3",
+        "glm-5-3-flash",
         "deepseek-v3-2",
         "glm-5",
     ],
@@ -114,9 +116,9 @@ def test_every_catalog_config_reads_as_its_model(catalog: Catalog) -> None:
 @pytest.mark.parametrize(
     ("name", "key"),
     [
-        ("deepseek-v4-flash", "compress_ratios"),
+        ("deepseek-v4-flash", "hc_mult"),
         ("qwen3-8-flash-next", "hc_count"),
-        ("glm-5-3-flash", "hc_mult"),
+        ("deepseek-v4-1-flash", "hc_mult"),
     ],
 )
 def test_configs_the_engine_cannot_size_are_refused_with_the_key(name: str, key: str) -> None:
@@ -222,3 +224,17 @@ def test_kimi_delta_attention_state_and_gated_latent_attention(catalog: Catalog)
     assert count_params(model).total == 2_779_484_476_000 - 2 * 7168  # the audit's count less the final AttnRes
     mla = layout(model).attention[0][0]
     assert mla.kind == "mla" and mla.output_gate
+
+
+def test_hyper_connections_and_pooled_indexer(catalog: Catalog) -> None:
+    """GLM-5.3-Flash: four mHC streams add 2 × (24 × 16,384 + 24 + 3) = 786,486 parameters per layer; its
+    pooled indexer caches a key and gate logits (2 × 128 values) beside the 512-value latent (no RoPE
+    part) per token on the 11 sparse layers; the 34 KDA layers keep 64 × 128 × 128 FP32 states."""
+    model = catalog.model("glm-5-3-flash")
+    p = count_params(model)
+    assert p.total == 313_326_811_966 and p.mtp == 7_432_592_416
+    no_hc = model.model_copy(update={"network": model.network.model_copy(update={"hyper_connections": None})})
+    assert p.small - count_params(no_hc).small == 45 * 786_486
+    kv = kv_cache(model, catalog.engine("llama.cpp"), 2.0, 4096, 1)
+    assert kv.attention_bytes == 11 * 4096 * (512 + 2 * 128) * 2
+    assert kv.state_bytes == 34 * (3 * 8192 * 3 + 64 * 128 * 128) * 4

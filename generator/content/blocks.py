@@ -61,11 +61,16 @@ class AttentionBlock(Frozen):
 class Indexer(Frozen):
     """A sparse-attention indexer (DeepSeek V3.2's lightning indexer, GLM-5's DSA): ``heads`` query heads
     of ``head_dim`` score every cached token against one cached index key per token, and the attention
-    then reads only the ``top_k`` best-scored tokens."""
+    then reads only the ``top_k`` best-scored tokens.
+
+    ``pool``: keys pooled over groups of that many tokens with a learned gate (GLM-5.3-Flash's K-pool:
+    a position table of pool × head_dim and a gate projection hidden → head_dim; each token caches its
+    key and its gate logits)."""
 
     heads: Heads
     head_dim: Width
     top_k: Tokens
+    pool: Annotated[int, Field(ge=1, le=1024)] = 1
 
 
 class MLABlock(Frozen):
@@ -217,12 +222,25 @@ def expand(layers: tuple[Run, ...]) -> tuple[LayerSpec, ...]:
     return tuple(out)
 
 
+class HyperConnections(Frozen):
+    """Several residual streams mixed around every mixer and FFN (hyper-connections).
+
+    ``mhc`` (DeepSeek V4, GLM-5.3-Flash): per mixer and per FFN a mixing function of (2 + n)·n outputs
+    over the n·hidden streams, its bias and 3 scales; the streams collapse at the end by a mean (GLM) or
+    by a learned head (DeepSeek V4: n outputs, n biases, a scale)."""
+
+    streams: Annotated[int, Field(ge=2, le=16)]
+    kind: Literal["mhc"]
+    final: Literal["mean", "head"] = "mean"
+
+
 class Network(Frozen):
     """The blocks of a model and the schedule that lays them out (see the module docstring)."""
 
     blocks: dict[BlockName, Block] = Field(min_length=1, max_length=64)
     layers: tuple[Run, ...] = Field(min_length=1, max_length=256)
     mtp: MTP | None = None
+    hyper_connections: HyperConnections | None = None
 
     @model_validator(mode="after")
     def _names(self) -> Self:

@@ -223,7 +223,15 @@ def _model_type(text: _Keys, top: _Keys) -> tuple[str, str]:
 # m Mamba-2, - none (Nemotron-H's FFN-only layers).
 _LAYER_TYPE_LETTERS = (("sliding", "s"), ("chunked", "s"), ("linear", "l"), ("mamba", "m"))
 # Known `layer_types` entries: anything else is an attention kind this reader does not size.
-_LAYER_TYPES = {"full_attention", "attention", "sliding_attention", "chunked_attention", "linear_attention", "mamba"}
+_LAYER_TYPES = {
+    "full_attention",
+    "attention",
+    "sliding_attention",
+    "chunked_attention",
+    "linear_attention",
+    "mamba",
+    "deepseek_sparse_attention",
+}
 
 # Keys that change a model's size or cache and that no reader here consumes: a config holding one is refused
 # with the key named, never sized silently wrong. (A key with a null, zero, false or empty value is harmless.)
@@ -289,6 +297,9 @@ SIZE_KEYS = (
 )
 # Model types whose MTP layers carry their own output head (Step 3.5: three head tensors in the checkpoint).
 _MTP_OWN_HEAD_TYPES = {"step3p5"}
+# Model types whose hyper-connection streams collapse by an unweighted mean (GLM-5.3-Flash's
+# Glm5NextTextHyperHead, "unlike DeepSeek-V4"); DeepSeek V4's learned head is not read yet.
+_MHC_MEAN_TYPES = {"glm5_next", "glm5_next_text"}
 
 
 def _letters_from(text: _Keys, layers: int) -> tuple[list[str], int | None]:
@@ -297,18 +308,11 @@ def _letters_from(text: _Keys, layers: int) -> tuple[list[str], int | None]:
     if pattern is not None:
         return _nemotron_letters(text, pattern, layers), None
     linear = _linear_attn_config(text)
-    if linear is not None:
-        return _kimi_letters(linear, layers), None
     types = text.strings("layer_types")
+    if linear is not None and not types:
+        return _kimi_letters(linear, layers), None
     if types:
-        if len(types) < layers:
-            raise ConfigError(f"{text.prefix}layer_types lists {len(types)} layers, the model has {layers}")
-        for t in types[:layers]:
-            if t not in _LAYER_TYPES:
-                raise ConfigError(f"{text.prefix}layer_types holds {_show(t)}, an attention kind not sized here")
-        letters = [next((ch for word, ch in _LAYER_TYPE_LETTERS if word in t), "f") for t in types[:layers]]
-        window = text.integer("sliding_window", to="network.blocks.swa.window") if "s" in letters else None
-        return letters, window
+        return _typed_letters(text, types, layers, kda=linear is not None)
     interval = text.integer("full_attention_interval", default=0, minimum=0)
     if interval and text.integer("linear_num_value_heads", default=0, minimum=0):
         return ["f" if (i + 1) % interval == 0 else "l" for i in range(layers)], None
@@ -327,6 +331,21 @@ def _letters_from(text: _Keys, layers: int) -> tuple[list[str], int | None]:
     # A plain `sliding_window` on every layer (Mistral 7B v0.1) is ignored by llama.cpp and Ollama;
     # counting it as full attention is the safe side.
     return ["f"] * layers, None
+
+
+def _typed_letters(text: _Keys, types: list[str], layers: int, *, kda: bool) -> tuple[list[str], int | None]:
+    """Mixer letters and sliding window from ``layer_types``; ``kda``: its linear layers are KDA (GLM-5.3)."""
+    if len(types) < layers:
+        raise ConfigError(f"{text.prefix}layer_types lists {len(types)} layers, the model has {layers}")
+    for t in types[:layers]:
+        if t not in _LAYER_TYPES:
+            raise ConfigError(f"{text.prefix}layer_types holds {_show(t)}, an attention kind not sized here")
+    letters = [next((ch for word, ch in _LAYER_TYPE_LETTERS if word in t), "f") for t in types[:layers]]
+    if kda:
+        # GLM-5.3-Flash: its linear-attention layers are the KDA of linear_attn_config.
+        letters = ["k" if ch == "l" else ch for ch in letters]
+    window = text.integer("sliding_window", to="network.blocks.swa.window") if "s" in letters else None
+    return letters, window
 
 
 def _linear_attn_config(text: _Keys) -> _Keys | None:
@@ -380,7 +399,7 @@ def _nemotron_letters(text: _Keys, pattern: str, layers: int) -> list[str]:
 def _mla_block(text: _Keys, heads: int) -> dict[str, Any]:
     """A multi-head latent attention block, with its sparse-attention indexer where the config has one."""
     q_lora = text.integer("q_lora_rank", default=0, minimum=0, to="network.blocks.mla.q_lora_rank")
-    mla = {
+    mla: dict[str, Any] = {
         "kind": "mla",
         "heads": heads,
         "kv_lora_rank": text.integer("kv_lora_rank", to="network.blocks.mla.kv_lora_rank"),
@@ -398,11 +417,17 @@ def _mla_block(text: _Keys, heads: int) -> dict[str, Any]:
         kinds = text.strings("indexer_types")
         if any(k != "full" for k in kinds):
             raise ConfigError(f"{text.prefix}indexer_types has shared indexer layers, which are not sized here")
-        mla["indexer"] = {
+        indexer: dict[str, Any] = {
             "heads": index_heads,
             "head_dim": text.integer("index_head_dim", to="network.blocks.mla.indexer.head_dim"),
             "top_k": text.integer("index_topk", to="network.blocks.mla.indexer.top_k"),
         }
+        pool = text.integer("index_kpool", default=1, to="network.blocks.mla.indexer.pool")
+        if pool > 1:
+            if text.flag("index_kpool_compress") is False:
+                raise ConfigError(f"{text.prefix}index_kpool without index_kpool_compress is not sized here")
+            indexer["pool"] = pool
+        mla["indexer"] = indexer
     return mla
 
 
@@ -517,6 +542,11 @@ def _recurrent_blocks(text: _Keys, letters: list[str]) -> dict[str, Any]:
 
 def _moe_layers(text: _Keys, layers: int) -> list[bool]:
     """Which layers route to experts (the model is known to have experts)."""
+    kinds = text.strings("mlp_layer_types")
+    if kinds:
+        if len(kinds) < layers or any(k not in ("dense", "sparse") for k in kinds):
+            raise ConfigError(f"{text.prefix}mlp_layer_types must list dense or sparse for each of the {layers} layers")
+        return [k == "sparse" for k in kinds[:layers]]
     listed = text.data.get("moe_layers_enum")
     if listed is not None:
         name = text.prefix + "moe_layers_enum"
@@ -639,7 +669,10 @@ def _network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str
         blocks["moe"] = moe
     blocks["mlp"] = dense
     schedule = runs(tuple((mixer, ffn) for mixer, ffn in specs), _validated_blocks(blocks, text.origin))
+    hc = _hyper_connections(text, model_type)
     net: dict[str, Any] = {"blocks": blocks, "layers": [r.model_dump(mode="json") for r in schedule]}
+    if hc:
+        net["hyper_connections"] = hc
     mtp = _mtp(text, model_type, names, "moe" if moe else "mlp")
     if mtp and not nemotron:
         mtp["layers"] = _mtp_from_schedule(text, layers, len(mtp["layers"]), names, moe is not None) or mtp["layers"]
@@ -678,6 +711,19 @@ def _validated_blocks(blocks: dict[str, Any], origin: dict[str, str]) -> dict[st
     """The blocks as records (an error names the config key a bad value came from)."""
     net = _validated(_BlockSet, {"blocks": blocks}, origin, "network")
     return net.blocks
+
+
+def _hyper_connections(text: _Keys, model_type: str) -> dict[str, Any] | None:
+    """Manifold-constrained hyper-connections (``mhc`` with ``hc_mult`` streams), or None."""
+    streams = text.integer("hc_mult", default=0, minimum=0, to="network.hyper_connections.streams")
+    if not streams:
+        return None
+    if text.flag("mhc") is not True and model_type not in _MHC_MEAN_TYPES:
+        raise ConfigError(f"{text.prefix}hc_mult is set without mhc: a kind of hyper-connection not sized here")
+    if model_type not in _MHC_MEAN_TYPES:
+        raise ConfigError(f"{text.prefix}hc_mult: how {model_type} collapses its streams is not sized here")
+    text.integer("hc_sinkhorn_iters", default=0, minimum=0)
+    return {"streams": streams, "kind": "mhc", "final": "mean"}
 
 
 def _mtp_from_schedule(

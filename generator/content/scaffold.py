@@ -34,6 +34,8 @@ def network_lines(net: Network) -> list[str]:
         lines.append(f"    - {_flow(run.model_dump(mode='json'))}")
     if net.mtp is not None:
         lines.append(f"  mtp: {_flow(net.mtp.model_dump(mode='json', exclude_defaults=True))}")
+    if net.hyper_connections is not None:
+        lines.append(f"  hyper_connections: {_flow(net.hyper_connections.model_dump(mode='json'))}")
     return lines
 
 

@@ -190,9 +190,12 @@ def _mla_params(b: MLABlock, h: int) -> tuple[int, int]:
     ix = b.indexer
     if ix is not None:
         # Lightning indexer: queries from the shared q latent (or the hidden state), one key head with a
-        # LayerNorm (weight and bias), and one weight per head.
+        # LayerNorm (weight and bias), and one weight per head; a K-pool adds its gate and position table.
         matrices += (b.q_lora_rank or h) * ix.heads * ix.head_dim + h * ix.head_dim + h * ix.heads
         small += 2 * ix.head_dim
+        if ix.pool > 1:
+            matrices += h * ix.head_dim
+            small += ix.pool * ix.head_dim
     return matrices, small
 
 
@@ -267,7 +270,9 @@ def index_key_bytes(block: AttentionBlock | MLABlock, kv_bytes: float, engine: E
     if not isinstance(block, MLABlock) or block.indexer is None:
         return 0.0
     record = engine.indexed_mla.index_key_bytes if engine and engine.indexed_mla else None
-    return record if record is not None else block.indexer.head_dim * kv_bytes
+    # A pooled indexer caches each token's gate logits beside its key (llama.cpp: two heads of head_dim).
+    elements = block.indexer.head_dim * (2 if block.indexer.pool > 1 else 1)
+    return record if record is not None else elements * kv_bytes
 
 
 def latent_record_bytes(

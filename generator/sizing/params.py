@@ -81,6 +81,13 @@ def _count(model: Model) -> ParamCount:
         experts_active += n * f.experts_active
         small += n * f.small
     small += h  # final norm
+    hc = model.network.hyper_connections
+    if hc is not None:
+        # Per mixer and per FFN: the mixing function ((2 + n)·n × n·h), its bias and 3 scales; then the head.
+        mix = (2 + hc.streams) * hc.streams
+        small += laid.num_layers * 2 * (mix * hc.streams * h + mix + 3)
+        if hc.final == "head":
+            small += hc.streams * hc.streams * h + hc.streams + 1
     embedding = a.vocab_size * h
     output = 0 if a.tie_word_embeddings else a.vocab_size * h
     return ParamCount(

@@ -18,7 +18,7 @@
  *   window: number | null, k_eq_v: boolean, output_gate: "none" | "element" | "head", qk_norm: boolean,
  *   qk_norm_over: "head" | "projection", bias: boolean,
  *   output_bias: boolean, sinks: boolean }} AttentionBlock
- * @typedef {{ heads: number, head_dim: number, top_k: number }} Indexer a sparse-attention indexer
+ * @typedef {{ heads: number, head_dim: number, top_k: number, pool: number }} Indexer a sparse-attention indexer
  * @typedef {{ kind: "mla", heads: number, kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number,
  *   v_head_dim: number, q_lora_rank: number | null, indexer: Indexer | null, output_gate: boolean }} MLABlock
  * @typedef {{ kind: "gated_delta_net", num_key_heads: number, key_head_dim: number, num_value_heads: number,
@@ -37,7 +37,9 @@
  * @typedef {[string | null, string | null]} LayerSpec a layer's [mixer, ffn] block names
  * @typedef {{ repeat: number, unit: LayerSpec[] } | { pattern: string, map: Record<string, LayerSpec> }} Run
  * @typedef {{ layers: LayerSpec[], own_head: boolean, modules: number | null }} MTP
- * @typedef {{ blocks: Record<string, Mixer | FFNBlock>, layers: Run[], mtp: MTP | null }} Network the block list
+ * @typedef {{ streams: number, kind: "mhc", final: "mean" | "head" }} HyperConnections
+ * @typedef {{ blocks: Record<string, Mixer | FFNBlock>, layers: Run[], mtp: MTP | null,
+ *   hyper_connections: HyperConnections | null }} Network the block list
  *   (generator/content/blocks.py)
  * @typedef {{ hidden: number, num_layers: number, mixers: [Mixer, number][], ffns: [FFNBlock, number][],
  *   attention: [AttentionBlock | MLABlock, number][], recurrent: [RecurrentBlock, number][], moe: [MoEBlock, number][],
@@ -267,6 +269,10 @@ export function mixerParams(b, h) {
     if (ix) {
       matrices += (b.q_lora_rank || h) * ix.heads * ix.head_dim + h * ix.head_dim + h * ix.heads;
       small += 2 * ix.head_dim;
+      if (ix.pool > 1) {
+        matrices += h * ix.head_dim;
+        small += ix.pool * ix.head_dim;
+      }
     }
     return [matrices, small];
   }
@@ -356,6 +362,12 @@ export function countParams(model) {
     small += n * f.small;
   }
   small += h;
+  const hc = model.network.hyper_connections;
+  if (hc) {
+    const mix = (2 + hc.streams) * hc.streams;
+    small += laid.num_layers * 2 * (mix * hc.streams * h + mix + 3);
+    if (hc.final === "head") small += hc.streams * hc.streams * h + hc.streams + 1;
+  }
   const embedding = a.vocab_size * h;
   const output = a.tie_word_embeddings ? 0 : a.vocab_size * h;
   const p = /** @type {Params} */ ({ embedding, output, attention, dense_ffn: denseFfn, shared_experts: shared, experts,
@@ -423,7 +435,8 @@ function kvElementsPerToken(block) {
 function indexKeyBytes(block, kvBytes, engine) {
   if (block.kind !== "mla" || !block.indexer) return 0.0;
   const record = engine && engine.indexed_mla ? engine.indexed_mla.index_key_bytes : null;
-  return record != null ? record : block.indexer.head_dim * kvBytes;
+  const elements = block.indexer.head_dim * (block.indexer.pool > 1 ? 2 : 1);
+  return record != null ? record : elements * kvBytes;
 }
 
 /**
