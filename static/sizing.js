@@ -47,7 +47,7 @@
  *   mtp_own_head: boolean }} Layout distinct blocks with their layer counts (layout.py)
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
  *   release_date: string, params_total: number | null, params_total_kind: string, params_active: number | null,
- *   params_active_kind: string | null, architecture: Architecture, network: Network,
+ *   params_active_kind: string | null, architecture: Architecture, network: Network, engines: string[] | null,
  *   vision: VisionEncoder | null, long_context: LongContext | null, domain: "general" | "code" }} Model
  * @typedef {{ method: "yarn", factor: number, original_context: number, max_context: number }} LongContext
  * @typedef {{ params: number, mmproj_bytes: number | null }} VisionEncoder encoder and projector of a multimodal model
@@ -1301,6 +1301,7 @@ export const REASONS = {
   vision: "{engine} loads only the text model of {model}, not its vision encoder",
   long_context: "{engine} cannot apply {model}'s YaRN scaling past {n} tokens from its command line",
   split: "{engine} cannot split {model} over {n} devices ({heads} attention heads, {kv_heads} KV heads)",
+  architecture: "{engine} does not run {model}: no release of it is known to load {arch} models",
 };
 
 /**
@@ -1368,6 +1369,9 @@ function backendNames(backends) {
  */
 export function scenarioProblem(model, hw, sc) {
   const e = sc.engine;
+  if (model.engines && !model.engines.includes(e.name)) {
+    return ["architecture", { engine: e.label, model: model.name, arch: model.architecture.model_type }];
+  }
   if (!e.formats.includes(sc.fmt.family)) {
     return ["format", { engine: e.label, fmt: sc.fmt.name, family: sc.fmt.family, formats: e.formats.join(", ") }];
   }

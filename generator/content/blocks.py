@@ -11,6 +11,7 @@ Pure data: the engine (generator/sizing/layout.py) expands a Network once per mo
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
@@ -263,6 +264,14 @@ class Network(Frozen):
     def schedule(self) -> tuple[LayerSpec, ...]:
         """Every layer's [mixer, ffn] names in order (MTP layers excluded)."""
         return expand(self.layers)
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """The network as canonical JSON: its identity (blocks and pattern maps are dicts, not hashable)."""
+        return self.model_dump_json()
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
 
 
 def _period(items: tuple[LayerSpec, ...]) -> int:

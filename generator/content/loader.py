@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 from generator.content.catalog import Catalog
 from generator.content.schema import (
     ApiPrice,
+    ArchitectureSupport,
     Assumptions,
     Calibration,
     CliProgram,
@@ -117,6 +118,12 @@ class WantedFile(Frozen):
 
     wanted: tuple[Wanted, ...]
     sources: tuple[Source, ...] = ()
+
+
+class ArchitecturesFile(Frozen):
+    """architectures.yaml: which engines run the models of each listed config.json model type."""
+
+    architectures: tuple[ArchitectureSupport, ...]
 
 
 class AliasesFile(Frozen):
@@ -736,6 +743,27 @@ def _check_wanted(
             problems.append(Problem(wanted.file, wanted.line(loc), field_name(loc), message))
 
 
+def _with_engines(
+    models: dict[str, Model], arch: Parsed[ArchitecturesFile] | None, problems: list[Problem]
+) -> dict[str, Model]:
+    """The models with the engines that run their architecture (architectures.yaml), where it lists it."""
+    runs: dict[str, tuple[str, ...]] = {}
+    for i, entry in enumerate(arch.value.architectures if arch else ()):
+        for j, model_type in enumerate(entry.model_types):
+            if model_type in runs and arch is not None:
+                loc: Loc = ("architectures", i, "model_types", j)
+                problems.append(Problem(arch.file, arch.line(loc), field_name(loc), f"{model_type} is listed twice"))
+            runs[model_type] = tuple(sorted(entry.engines))
+    out = {}
+    for slug, model in models.items():
+        if model.engines is not None:
+            message = "engines comes from content/architectures.yaml; remove it from the model file"
+            problems.append(Problem(f"content/models/{slug}.yaml", 0, "engines", message))
+        engines = runs.get(model.architecture.model_type)
+        out[slug] = model.model_copy(update={"engines": engines}) if engines is not None else model
+    return out
+
+
 def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     """Load and cross-check the whole catalog under ``root`` (the content/ folder)."""
     catalog, hardware_entries = _load(root, require_calibration)
@@ -776,6 +804,8 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
     quality_p = _one(root, "quality.yaml", QualityFile, problems, required=False)
     wanted_p = _one(root, "wanted.yaml", WantedFile, problems, required=False)
     cli_p = _one(root, "cli.yaml", CliFile, problems, required=False)
+    arch_p = _one(root, "architectures.yaml", ArchitecturesFile, problems, required=False)
+    models = _with_engines(models, arch_p, problems)
     if wanted_p:
         _check_wanted(wanted_p, models, hardware, problems)
 

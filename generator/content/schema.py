@@ -154,6 +154,10 @@ class Model(Frozen):
     architecture: Architecture
     # The layers: named blocks and their schedule (generator/content/blocks.py).
     network: Network
+    # The engines that run this model's architecture, from content/architectures.yaml (the loader fills it;
+    # a model file does not set it). None: the architecture is not listed there, and every engine is
+    # taken to run it, as for the long-supported architectures.
+    engines: tuple[Annotated[str, Field(max_length=32)], ...] | None = None
     artifacts: Artifacts = Artifacts()
     vision: VisionEncoder | None = None
     long_context: LongContext | None = None
@@ -915,6 +919,25 @@ class QualityLabel(Frozen):
 
     name: QualityLabelName
     max_loss: Annotated[float, Field(ge=0)] | None = None  # None: no bound (the last label)
+
+
+class EngineSupport(Frozen):
+    """Evidence that an engine runs an architecture: since which release, and the sources."""
+
+    since: Annotated[str, Field(min_length=1, max_length=40)]
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+
+class ArchitectureSupport(Frozen):
+    """Which engines run the models of some config.json model types: those listed under ``engines``; an
+    engine left out has no release known to run them, so the site never offers it for them."""
+
+    model_types: tuple[Annotated[str, _matching(r"[A-Za-z0-9_.-]{1,64}", "a config.json model_type")], ...] = Field(
+        min_length=1
+    )
+    engines: dict[EngineName, EngineSupport]
+    notes: Prose = ""
 
 
 class Wanted(Frozen):

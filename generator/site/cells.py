@@ -186,7 +186,7 @@ def reason_templates(lang: str) -> dict[str, str]:
     workbench fills them with the values sizing.js scenarioProblem returns. Cached per language; read-only."""
     tr = translations(lang)
     slots = {k: "{" + k + "}" for k in ("engine", "fmt", "family", "formats", "hw", "kv", "engines", "model")}
-    slots |= {k: "{" + k + "}" for k in ("n", "heads", "kv_heads", "backend", "kvs")}
+    slots |= {k: "{" + k + "}" for k in ("n", "heads", "kv_heads", "backend", "kvs", "arch")}
     return {
         "format": tr.gettext("%(engine)s does not load %(fmt)s (%(family)s); it loads %(formats)s") % slots,
         "hardware": tr.gettext("%(engine)s does not run on %(hw)s") % slots,
@@ -202,6 +202,10 @@ def reason_templates(lang: str) -> dict[str, str]:
         % slots,
         "split": tr.gettext(
             "%(engine)s cannot split %(model)s over %(n)s devices (%(heads)s attention heads, %(kv_heads)s KV heads)"
+        )
+        % slots,
+        "architecture": tr.gettext(
+            "%(engine)s does not run %(model)s: no release of it is known to load %(arch)s models"
         )
         % slots,
     }

@@ -54,6 +54,7 @@ REASONS = {
     "vision": "{engine} loads only the text model of {model}, not its vision encoder",
     "long_context": "{engine} cannot apply {model}'s YaRN scaling past {n} tokens from its command line",
     "split": "{engine} cannot split {model} over {n} devices ({heads} attention heads, {kv_heads} KV heads)",
+    "architecture": "{engine} does not run {model}: no release of it is known to load {arch} models",
 }
 
 
@@ -209,13 +210,23 @@ def _names(backends: Sequence[EngineBackend]) -> str:
     return "/".join(dict.fromkeys(b.name for b in backends))
 
 
-def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
-    """Raise ScenarioError when the engine cannot run this format, hardware or GPU count."""
+def _check_loads(model: Model, sc: Scenario) -> None:
+    """Raise ScenarioError when the engine has no release that loads the model's architecture, or does not
+    load the format's family at all."""
     engine = sc.engine
+    if model.engines is not None and engine.name not in model.engines:
+        values = {"engine": engine.label, "model": model.name, "arch": model.architecture.model_type}
+        raise ScenarioError("architecture", values)
     if sc.fmt.family not in engine.formats:
         served = ", ".join(f.value for f in engine.formats)
         values = {"engine": engine.label, "fmt": sc.fmt.name, "family": sc.fmt.family.value, "formats": served}
         raise ScenarioError("format", values)
+
+
+def check_scenario(model: Model, hw: Hardware, sc: Scenario) -> None:
+    """Raise ScenarioError when the engine cannot run this model, format, hardware or GPU count."""
+    engine = sc.engine
+    _check_loads(model, sc)
     on = engine.backends_on(hw)
     if not on:
         raise ScenarioError("hardware", {"engine": engine.label, "hw": hw.name})
