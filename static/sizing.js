@@ -21,6 +21,9 @@
  * @typedef {{ heads: number, head_dim: number, top_k: number, pool: number }} Indexer a sparse-attention indexer
  * @typedef {{ kind: "mla", heads: number, kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number,
  *   v_head_dim: number, q_lora_rank: number | null, indexer: Indexer | null, output_gate: boolean }} MLABlock
+ * @typedef {{ kind: "compressed_mla", heads: number, head_dim: number, rope_dim: number, q_lora_rank: number,
+ *   o_lora_rank: number, o_groups: number, window: number, ratio: number, indexer: Indexer | null,
+ *   sinks: boolean }} CompressedMLABlock DeepSeek V4's attention: a window and a cache compressed `ratio` tokens to a row
  * @typedef {{ kind: "gated_delta_net", num_key_heads: number, key_head_dim: number, num_value_heads: number,
  *   value_head_dim: number, conv_kernel: number }} GatedDeltaNetBlock
  * @typedef {{ kind: "mamba2", d_inner: number, d_state: number, n_groups: number, d_conv: number,
@@ -28,7 +31,7 @@
  * @typedef {{ kind: "kda", heads: number, head_dim: number, conv_kernel: number,
  *   output_gate: "low_rank" | "full" }} KDABlock
  * @typedef {GatedDeltaNetBlock | Mamba2Block | KDABlock} RecurrentBlock
- * @typedef {AttentionBlock | MLABlock | RecurrentBlock} Mixer
+ * @typedef {AttentionBlock | MLABlock | CompressedMLABlock | RecurrentBlock} Mixer
  * @typedef {{ kind: "dense", intermediate: number, gated: boolean, bias: boolean }} DenseBlock
  * @typedef {{ kind: "moe", experts: number, experts_per_token: number, intermediate: number, gated: boolean,
  *   bias: boolean, shared_experts: number, shared_intermediate: number, shared_gate: boolean, router_bias: boolean,
@@ -43,6 +46,7 @@
  *   (generator/content/blocks.py)
  * @typedef {{ hidden: number, num_layers: number, mixers: [Mixer, number][], ffns: [FFNBlock, number][],
  *   attention: [AttentionBlock | MLABlock, number][], recurrent: [RecurrentBlock, number][], moe: [MoEBlock, number][],
+ *   compressed: [CompressedMLABlock, number][],
  *   mtp_mixers: [Mixer, number][], mtp_ffns: [FFNBlock, number][], mtp_layers: number, mtp_modules: number,
  *   mtp_own_head: boolean }} Layout distinct blocks with their layer counts (layout.py)
  * @typedef {{ slug: string, hf_id: string, name: string, organization: string, family: string, license: string,
@@ -74,6 +78,8 @@
  *   compute_buffer: "logits_ubatch" | "activation_profile" | "none", activation_bytes_dense: number,
  *   activation_bytes_moe: number, state_conv_bytes: number, state_ssm_bytes: number, split: Split,
  *   indexed_mla: { index_key_bytes: number | null, fp8_record_bytes: number | null, block_tokens: number | null } | null,
+ *   compressed_mla: { fp8_record_bytes: number | null, index_key_bytes: number | null, block_tokens: number | null,
+ *     window_block_tokens: number | null, page_align_bytes: number | null } | null,
  *   tensor_parallel_efficiency: number, allreduce_latency_s: number,
  *   keeps_embeddings_on_host: boolean, vision: "optional" | "always" | "never", extends_context: boolean }} EngineProfile
  * @typedef {{ verdict_tight_fraction: number, default_context: number, ttft_prompt_tokens: number,
@@ -113,7 +119,7 @@
  *   small: number, body_bpw: number, expert_bpw: number, params: number, tied: boolean, total: number,
  *   per_token_read: number, effective_bpw: number }} Weights bytes, and bits per weight
  * @typedef {{ attention_bytes: number, state_bytes: number, bytes_per_token: number, total: number,
- *   by_block: [number, AttentionBlock | MLABlock][] }} KvCache
+ *   by_block: [number, AttentionBlock | MLABlock | CompressedMLABlock][] }} KvCache
  * @typedef {{ bandwidth_efficiency: number, per_layer_latency_s: number, compute_efficiency: number,
  *   allreduce_s: number | null, implied_tflops: number | null }} Constants
  * @typedef {{ kv_bytes: number, state_bytes_per_seq: number, context: number, seqs: number, gpus: number,
@@ -163,7 +169,7 @@ export function expand(layers) {
   return out;
 }
 
-const MIXER_ORDER = { attention: 0, attention_window: 1, mla: 2, gated_delta_net: 3, mamba2: 4, kda: 5 };
+const MIXER_ORDER = { attention: 0, attention_window: 1, mla: 2, gated_delta_net: 3, mamba2: 4, kda: 5, compressed_mla: 6 };
 
 /** @param {Mixer} block */
 function mixerRank(block) {
@@ -210,6 +216,7 @@ export function layout(model) {
     attention: /** @type {[AttentionBlock | MLABlock, number][]} */ (m.filter(([b]) => b.kind === "attention" || b.kind === "mla")),
     recurrent: /** @type {[RecurrentBlock, number][]} */ (m.filter(([b]) => b.kind === "gated_delta_net" || b.kind === "mamba2" || b.kind === "kda")),
     moe: /** @type {[MoEBlock, number][]} */ (f.filter(([b]) => b.kind === "moe")),
+    compressed: /** @type {[CompressedMLABlock, number][]} */ (m.filter(([b]) => b.kind === "compressed_mla")),
     mtp_mixers: mixers(mtp.map((s) => s[0])), mtp_ffns: ffns(mtp.map((s) => s[1])), mtp_layers: mtp.length,
     mtp_modules: net.mtp ? net.mtp.modules || mtp.length : 0, mtp_own_head: Boolean(net.mtp && net.mtp.own_head),
   };
@@ -276,6 +283,7 @@ export function mixerParams(b, h) {
     }
     return [matrices, small];
   }
+  if (b.kind === "compressed_mla") return compressedMlaParams(b, h);
   if (b.kind === "kda") {
     const p = b.heads * b.head_dim;
     const gate = b.output_gate === "full" ? h * p : h * b.head_dim + b.head_dim * p;
@@ -292,6 +300,35 @@ export function mixerParams(b, h) {
   const convDim = b.d_inner + 2 * b.n_groups * b.d_state;
   const matrices = h * (2 * b.d_inner + 2 * b.n_groups * b.d_state + b.num_heads) + b.d_inner * h;
   return [matrices, convDim * b.d_conv + convDim + 3 * b.num_heads + b.d_inner];
+}
+
+/** @param {number} ratio */
+function compressorOverlap(ratio) {
+  return ratio === 4 ? 2 : 1;
+}
+
+/**
+ * (matrix, small) params of a DeepSeek V4 attention layer (layout.py _compressed_mla_params).
+ * @param {CompressedMLABlock} b
+ * @param {number} h
+ * @returns {[number, number]}
+ */
+function compressedMlaParams(b, h) {
+  const headsWidth = b.heads * b.head_dim;
+  let matrices = h * b.q_lora_rank + b.q_lora_rank * headsWidth + h * b.head_dim;
+  matrices += Math.floor(headsWidth / b.o_groups) * (b.o_groups * b.o_lora_rank) + b.o_groups * b.o_lora_rank * h;
+  let small = b.q_lora_rank + b.head_dim + (b.sinks ? b.heads : 0);
+  if (b.ratio) {
+    const coff = compressorOverlap(b.ratio);
+    matrices += 2 * coff * b.head_dim * h;
+    small += b.ratio * coff * b.head_dim + b.head_dim;
+  }
+  const ix = b.indexer;
+  if (ix) {
+    matrices += b.q_lora_rank * ix.heads * ix.head_dim + h * ix.heads + 2 * 2 * ix.head_dim * h;
+    small += b.ratio * 2 * ix.head_dim + ix.head_dim;
+  }
+  return [matrices, small];
 }
 
 /**
@@ -501,8 +538,84 @@ export function stateBytesPerSeqLayer(b, engine) {
  * @param {EngineProfile} engine
  */
 function stateBytesPerSeq(model, engine) {
+  const laid = layout(model);
   let total = 0;
-  for (const [b, n] of layout(model).recurrent) total += n * stateBytesPerSeqLayer(b, engine);
+  for (const [b, n] of laid.recurrent) total += n * stateBytesPerSeqLayer(b, engine);
+  for (const [b, n] of laid.compressed) total += n * compressedStateBytes(b, engine);
+  return total;
+}
+
+/**
+ * Bytes of compressor state one sequence holds in one DeepSeek V4 layer (layout.py compressed_state_bytes).
+ * @param {CompressedMLABlock} b
+ * @param {EngineProfile} engine
+ */
+function compressedStateBytes(b, engine) {
+  if (!b.ratio) return 0.0;
+  const coff = compressorOverlap(b.ratio);
+  let rows = 2 * (coff * b.ratio) * (coff * b.head_dim);
+  if (b.indexer) rows += 2 * (2 * b.ratio) * (2 * b.indexer.head_dim);
+  return rows * engine.state_ssm_bytes;
+}
+
+/**
+ * @param {number} a
+ * @param {number} b
+ */
+function ceilDiv(a, b) {
+  return -Math.floor(-a / b);
+}
+
+/**
+ * Bytes of `tokens` tokens in pages of `block` tokens holding `rowsPerPage` rows, each page rounded up (kv.py _paged).
+ * @param {number} tokens
+ * @param {number} rowsPerPage
+ * @param {number} block
+ * @param {number} row
+ * @param {number | null} align
+ */
+function paged(tokens, rowsPerPage, block, row, align) {
+  let page = rowsPerPage * row;
+  if (align) page = -Math.floor(-page / align) * align;
+  return ceilDiv(tokens, block) * page;
+}
+
+/**
+ * Bytes one DeepSeek V4 layer caches (kv.py compressed_cache).
+ * @param {CompressedMLABlock} b
+ * @param {EngineProfile} engine
+ * @param {number} kvBytes
+ * @param {number} context
+ * @param {number} seqs
+ */
+function compressedCache(b, engine, kvBytes, context, seqs) {
+  const rec = engine.compressed_mla;
+  const record = rec && rec.fp8_record_bytes && kvBytes === 1 ? rec.fp8_record_bytes : null;
+  const row = record != null ? record : b.head_dim * kvBytes;
+  let indexRow = 0.0;
+  if (b.indexer) indexRow = rec && rec.index_key_bytes ? rec.index_key_bytes : b.indexer.head_dim * kvBytes;
+  const unit = engine.context_pad_tokens;
+  if (rec && rec.block_tokens && rec.window_block_tokens) {
+    const wb = rec.window_block_tokens, cb = rec.block_tokens, align = rec.page_align_bytes;
+    const windowTokens = Math.min(b.window - 1 + engine.batch_tokens, context);
+    let total = seqs * paged(padUp(windowTokens, wb) + wb, wb, wb, row, align);
+    if (b.ratio) {
+      const perPage = Math.floor(cb / b.ratio);
+      total += seqs * paged(context, perPage, cb, row, align);
+      if (indexRow) total += seqs * paged(context, perPage, cb, indexRow, align);
+    }
+    return total;
+  }
+  let total;
+  if (engine.kv_allocation === "shared_pool") {
+    total = padUp(Math.min(context * seqs, b.window * seqs + engine.batch_tokens), unit) * row;
+  } else {
+    total = seqs * Math.min(padUp(context, unit), b.window) * row;
+  }
+  if (b.ratio) {
+    const entries = seqs * padUp(ceilDiv(context, b.ratio), unit);
+    total += entries * (row + indexRow);
+  }
   return total;
 }
 
@@ -558,7 +671,7 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
   const laid = layout(model);
   let attention = 0.0;
   let perToken = 0.0;
-  /** @type {[number, AttentionBlock | MLABlock][]} */
+  /** @type {[number, AttentionBlock | MLABlock | CompressedMLABlock][]} */
   const byBlock = [];
   for (const [block, n] of laid.attention) {
     const perLayer = kvBytesPerTokenLayer(block, kvBytes, engine);
@@ -567,8 +680,20 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
     byBlock.push([nbytes, block]);
     perToken += perLayer * n;
   }
+  let full = 0;
+  for (const [block, n] of laid.compressed) {
+    const nbytes = n * compressedCache(block, engine, kvBytes, context, seqs);
+    attention += nbytes;
+    byBlock.push([nbytes, block]);
+    if (block.ratio) {
+      const index = block.indexer ? block.indexer.head_dim * kvBytes : 0.0;
+      perToken += n * (block.head_dim * kvBytes + index) / block.ratio;
+    }
+    full += n;
+  }
   let state = 0.0;
   for (const [block, n] of laid.recurrent) state += n * seqs * stateBytesPerSeqLayer(block, engine);
+  for (const [block, n] of laid.compressed) state += n * seqs * compressedStateBytes(block, engine);
   const kv = /** @type {KvCache} */ ({ attention_bytes: Math.ceil(attention), state_bytes: Math.ceil(state),
     bytes_per_token: perToken, by_block: byBlock });
   kv.total = kv.attention_bytes + kv.state_bytes;
@@ -577,11 +702,11 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
 
 /**
  * The share of a layer's KV cache one of `gpus` tensor-parallel ranks holds (layout.py kv_split_share).
- * @param {AttentionBlock | MLABlock} block
+ * @param {AttentionBlock | MLABlock | CompressedMLABlock} block
  * @param {number} gpus
  */
 function kvSplitShare(block, gpus) {
-  return block.kind === "mla" ? 1.0 : 1 / Math.min(gpus, block.kv_heads);
+  return block.kind === "attention" ? 1 / Math.min(gpus, block.kv_heads) : 1.0;
 }
 
 /**
@@ -624,6 +749,16 @@ function kvReadPerToken(model, kvBytes, context, stateBytes) {
     }
     read += kvBytesPerTokenLayer(block, kvBytes) * n * (w == null ? context : Math.min(context, w));
   }
+  for (const [b, n] of layout(model).compressed) {
+    const row = b.head_dim * kvBytes;
+    read += n * row * Math.min(context, b.window);
+    if (b.ratio) {
+      const entries = ceilDiv(context, b.ratio);
+      const ix = b.indexer;
+      if (ix) read += n * (row * Math.min(entries, ix.top_k) + ix.head_dim * kvBytes * entries);
+      else read += n * row * entries;
+    }
+  }
   return read + stateBytes;
 }
 
@@ -650,7 +785,7 @@ function tpDivides(b, gpus) {
     const kv = b.kv_heads;
     return b.heads % gpus === 0 && (gpus <= kv ? kv % gpus === 0 : gpus % kv === 0);
   }
-  if (b.kind === "mla") return b.heads % gpus === 0;
+  if (b.kind === "mla" || b.kind === "compressed_mla") return b.heads % gpus === 0;
   if (b.kind === "gated_delta_net") return b.num_key_heads % gpus === 0 && b.num_value_heads % gpus === 0;
   if (b.kind === "kda") return b.heads % gpus === 0;
   return b.num_heads % gpus === 0 && (b.n_groups % gpus === 0 || gpus % b.n_groups === 0);
@@ -670,7 +805,7 @@ export function splitBlocker(model, engine, gpus) {
   for (const [b] of layout(model).mixers) {
     if (engine.split === "tensor" && tpDivides(b, gpus)) continue;
     if (b.kind === "attention") return [b.heads, b.kv_heads];
-    if (b.kind === "mla" || b.kind === "kda") return [b.heads, b.heads];
+    if (b.kind === "mla" || b.kind === "kda" || b.kind === "compressed_mla") return [b.heads, b.heads];
     if (b.kind === "gated_delta_net") return [b.num_value_heads, b.num_key_heads];
     return [b.num_heads, b.n_groups];
   }
@@ -830,6 +965,26 @@ function attentionFlops(model, tokens) {
     total += 2 * attentionWidth(b) * (layers * pairs);
     if (indexWidth(b)) total += 2 * indexWidth(b) * (layers * pairsFull);
   }
+  for (const [b, layers] of layout(model).compressed) total += layers * compressedPromptFlops(b, n);
+  return total;
+}
+
+/**
+ * FLOPs of one DeepSeek V4 layer's attention over a causal prompt (speed.py _compressed_prompt_flops).
+ * @param {CompressedMLABlock} b
+ * @param {number} n
+ */
+function compressedPromptFlops(b, n) {
+  const width = 2 * b.heads * b.head_dim;
+  const w = b.window;
+  let pairs = n <= w ? n * n / 2 : n * w - w * w / 2;
+  if (b.ratio) {
+    const r = b.ratio;
+    const k = b.indexer ? b.indexer.top_k : null;
+    pairs += k == null || n / r <= k ? n * n / (2 * r) : k * n - k * k * r / 2;
+  }
+  let total = 2 * width * pairs;
+  if (b.indexer && b.ratio) total += 2 * b.indexer.heads * b.indexer.head_dim * (n * n / (2 * b.ratio));
   return total;
 }
 
@@ -843,6 +998,16 @@ function decodeAttentionFlops(model, context) {
     const w = b.kind === "attention" ? b.window : sparseTopK(b);
     total += 2.0 * attentionWidth(b) * (layers * (w == null ? context : Math.min(context, w)));
     if (indexWidth(b)) total += 2.0 * indexWidth(b) * (layers * context);
+  }
+  for (const [b, layers] of layout(model).compressed) {
+    let reads = Math.min(context, b.window);
+    if (b.ratio) {
+      const entries = ceilDiv(context, b.ratio);
+      const ix = b.indexer;
+      reads += ix ? Math.min(entries, ix.top_k) : entries;
+      if (ix) total += 2.0 * ix.heads * ix.head_dim * (layers * entries);
+    }
+    total += 2.0 * (2 * b.heads * b.head_dim) * (layers * reads);
   }
   return total;
 }
@@ -1119,6 +1284,11 @@ function adaptedMatrices(b, h) {
     return [[h, 2 * k + 2 * v], [h, 2 * b.num_value_heads], [v, h]];
   }
   if (b.kind === "mamba2") return [[h, 2 * b.d_inner + 2 * b.n_groups * b.d_state + b.num_heads], [b.d_inner, h]];
+  if (b.kind === "compressed_mla") {
+    const hw = b.heads * b.head_dim;
+    return [[h, b.q_lora_rank], [b.q_lora_rank, hw], [h, b.head_dim], [Math.floor(hw / b.o_groups), b.o_groups * b.o_lora_rank],
+      [b.o_groups * b.o_lora_rank, h]];
+  }
   if (b.kind === "kda") {
     const p = b.heads * b.head_dim;
     /** @type {[number, number][]} */

@@ -87,6 +87,7 @@ def test_latent_experts_and_mtp_modules(catalog: Catalog) -> None:
         "minimax-m2-5",
         "kimi-k3",
         "glm-5-3-flash",
+        "deepseek-v4-flash",
         "deepseek-v3-2",
         "glm-5",
     ],
@@ -116,7 +117,6 @@ def test_every_catalog_config_reads_as_its_model(catalog: Catalog) -> None:
 @pytest.mark.parametrize(
     ("name", "key"),
     [
-        ("deepseek-v4-flash", "hc_mult"),
         ("qwen3-8-flash-next", "hc_count"),
         ("deepseek-v4-1-flash", "hc_mult"),
     ],
@@ -132,7 +132,7 @@ def test_an_unread_size_key_is_refused(tmp_path: Path) -> None:
     cfg = json.loads((ROOT / "tests" / "fixtures" / "qwen2.5-coder-32b-config.json").read_text())
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg | {"hc_mult": 4}))
-    with pytest.raises(ConfigError, match="hc_mult is set"):
+    with pytest.raises(ConfigError, match="hc_mult"):
         load_config(path)
     path.write_text(json.dumps(cfg | {"hc_mult": 0}))
     assert load_config(path).architecture.num_layers == 64  # a zero says the feature is off
@@ -238,3 +238,20 @@ def test_hyper_connections_and_pooled_indexer(catalog: Catalog) -> None:
     kv = kv_cache(model, catalog.engine("llama.cpp"), 2.0, 4096, 1)
     assert kv.attention_bytes == 11 * 4096 * (512 + 2 * 128) * 2
     assert kv.state_bytes == 34 * (3 * 8192 * 3 + 64 * 128 * 128) * 4
+
+
+def test_deepseek_v4_compressed_attention_as_each_engine_keeps_it(catalog: Catalog) -> None:
+    """DeepSeek-V4-Flash: 284,332,240,471 parameters (llama.cpp's log: "284.33 B"). Per token of context, vLLM
+    adds 21 ratio-4 rows and index keys and 20 ratio-128 rows in 256-token pages rounded to 576 B:
+    21 × (37,440 + 8,640) / 256 + 20 × 1,728 / 256 = 3,915 B; llama.cpp keeps K-only F16 rows of 1024 B and
+    index keys of 256 B: 21 × (1024 + 256) / 4 + 20 × 1024 / 128 = 6,880 B. Each sequence also holds
+    12,206,080 B of FP32 compressor state."""
+    model = catalog.model("deepseek-v4-flash")
+    assert count_params(model).total == 284_332_240_471
+    vllm, llama = catalog.engine("vllm"), catalog.engine("llama.cpp")
+    long, short = 524_288, 262_144  # whole pages and 256-cell paddings at every ratio
+    grow = kv_cache(model, vllm, 1.0, long, 1).attention_bytes - kv_cache(model, vllm, 1.0, short, 1).attention_bytes
+    assert grow == short * (21 * (37_440 + 8_640) + 20 * 1_728) // 256
+    grow = kv_cache(model, llama, 2.0, long, 1).attention_bytes - kv_cache(model, llama, 2.0, short, 1).attention_bytes
+    assert grow == short * 6_880
+    assert kv_cache(model, vllm, 1.0, 8192, 1).state_bytes == 21 * (65_536 + 16_384) + 20 * 524_288 == 12_206_080

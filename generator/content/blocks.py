@@ -89,6 +89,37 @@ class MLABlock(Frozen):
     output_gate: bool = False
 
 
+class CompressedMLABlock(Frozen):
+    """DeepSeek V4's attention: one shared latent KV head (MQA, ``head_dim`` wide, its last ``rope_dim``
+    channels rotary) over the last ``window`` tokens, plus, where ``ratio`` > 0, a cache of entries that
+    each compress ``ratio`` tokens (a learned gated pooling: the compressor). Ratio-4 layers select their
+    ``indexer.top_k`` best compressed entries with an indexer whose keys are compressed the same way
+    (compressed sparse attention); ratio-128 layers attend to every compressed entry (heavily compressed
+    attention). The output projection is low-rank and grouped (``o_groups`` × ``o_lora_rank``)."""
+
+    kind: Literal["compressed_mla"]
+    heads: Heads
+    head_dim: Width
+    rope_dim: Annotated[int, Field(ge=0, le=65_536)]
+    q_lora_rank: Width
+    o_lora_rank: Width
+    o_groups: Heads
+    window: Tokens
+    ratio: Annotated[int, Field(ge=0, le=65_536)]
+    indexer: Indexer | None = None
+    sinks: bool = False
+
+    @model_validator(mode="after")
+    def _shapes(self) -> Self:
+        if self.indexer is not None and self.ratio == 0:
+            raise ValueError("an indexer selects compressed entries: it needs ratio > 0")
+        if (self.heads * self.head_dim) % self.o_groups:
+            raise ValueError(
+                f"heads × head_dim ({self.heads * self.head_dim}) must divide into o_groups ({self.o_groups})"
+            )
+        return self
+
+
 class GatedDeltaNetBlock(Frozen):
     """Gated delta net (Qwen3-Next, Qwen3.5): a fixed recurrent state per sequence and a short conv."""
 
@@ -165,10 +196,10 @@ class MoEBlock(Frozen):
         return self
 
 
-Mixer = AttentionBlock | MLABlock | GatedDeltaNetBlock | KDABlock | Mamba2Block
+Mixer = AttentionBlock | MLABlock | CompressedMLABlock | GatedDeltaNetBlock | KDABlock | Mamba2Block
 FFN = DenseBlock | MoEBlock
 Block = Annotated[Mixer | FFN, Field(discriminator="kind")]
-MIXER_KINDS = frozenset({"attention", "mla", "gated_delta_net", "kda", "mamba2"})
+MIXER_KINDS = frozenset({"attention", "mla", "compressed_mla", "gated_delta_net", "kda", "mamba2"})
 FFN_KINDS = frozenset({"dense", "moe"})
 
 # One layer: [mixer, ffn], either may be null.
@@ -284,7 +315,16 @@ def _period(items: tuple[LayerSpec, ...]) -> int:
 
 
 # Letters for a pattern schedule (Nemotron-H's own: M Mamba, * attention, E experts, - MLP).
-_LETTERS = {"mamba2": "M", "kda": "K", "gated_delta_net": "L", "attention": "*", "mla": "*", "moe": "E", "dense": "-"}
+_LETTERS = {
+    "mamba2": "M",
+    "kda": "K",
+    "gated_delta_net": "L",
+    "attention": "*",
+    "mla": "*",
+    "compressed_mla": "*",
+    "moe": "E",
+    "dense": "-",
+}
 
 
 def runs(specs: tuple[LayerSpec, ...], blocks: dict[str, Block] | None = None) -> tuple[Run, ...]:

@@ -300,6 +300,8 @@ _MTP_OWN_HEAD_TYPES = {"step3p5"}
 # Model types whose hyper-connection streams collapse by an unweighted mean (GLM-5.3-Flash's
 # Glm5NextTextHyperHead, "unlike DeepSeek-V4"); DeepSeek V4's learned head is not read yet.
 _MHC_MEAN_TYPES = {"glm5_next", "glm5_next_text"}
+# DeepSeek V4: mHC collapsed by a learned head (hc_head fn, base, scale; vLLM deepseek_v4.py).
+_MHC_HEAD_TYPES = {"deepseek_v4"}
 
 
 def _letters_from(text: _Keys, layers: int) -> tuple[list[str], int | None]:
@@ -646,6 +648,8 @@ def _ffn_blocks(text: _Keys, model_type: str, hidden: int) -> tuple[dict[str, An
 
 def _network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str, Any]:
     """The block list of the text model: blocks by name and a run-length layer schedule."""
+    if text.data.get("compress_ratios") is not None:
+        return _compressed_network(text, model_type, layers, hidden)
     letters, window = _letters_from(text, layers)
     blocks: dict[str, Any] = _attention_blocks(text, model_type, letters, window) if {"f", "s"} & set(letters) else {}
     blocks |= _recurrent_blocks(text, letters)
@@ -679,6 +683,71 @@ def _network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str
     if mtp:
         net["mtp"] = mtp
     used = {n for spec in [*specs, *(mtp["layers"] if mtp else [])] for n in spec if n}
+    net["blocks"] = {k: v for k, v in blocks.items() if k in used}
+    return net
+
+
+_RATIO_NAMES = {0: "swa", 4: "csa", 128: "hca"}
+
+
+def _compressed_network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str, Any]:
+    """DeepSeek V4's network: per layer a compressed-attention block of its ``compress_ratios`` entry (0
+    window only, 4 with an indexer, 128), MoE everywhere, the first ``num_hash_layers`` routed by token
+    hash (no correction bias), mHC streams, and the MTP layer(s) of the entries past the main layers."""
+    name = text.prefix + "compress_ratios"
+    ratios_raw = text.data.get("compress_ratios")
+    text.consumed.update({"compress_ratios", "compress_rope_theta"})
+    if not isinstance(ratios_raw, list) or len(ratios_raw) < layers:
+        raise ConfigError(f"{name} must list a ratio for each of the {layers} layers, got {_show(ratios_raw)}")
+    ratios = [_integer(r, name, 0) for r in ratios_raw]
+    heads = text.integer("num_attention_heads", to="network.blocks.csa.heads")
+    if text.integer("num_key_value_heads", default=1) != 1:
+        raise ConfigError(
+            f"{text.prefix}num_key_value_heads: compressed attention with several KV heads is not sized here"
+        )
+    common = {
+        "kind": "compressed_mla",
+        "heads": heads,
+        "head_dim": text.integer("head_dim", to="network.blocks.csa.head_dim"),
+        "rope_dim": text.integer("qk_rope_head_dim", minimum=0, to="network.blocks.csa.rope_dim"),
+        "q_lora_rank": text.integer("q_lora_rank", to="network.blocks.csa.q_lora_rank"),
+        "o_lora_rank": text.integer("o_lora_rank", to="network.blocks.csa.o_lora_rank"),
+        "o_groups": text.integer("o_groups", to="network.blocks.csa.o_groups"),
+        "window": text.integer("sliding_window", to="network.blocks.csa.window"),
+        "sinks": True,
+    }
+    indexer = {
+        "heads": text.integer("index_n_heads", to="network.blocks.csa.indexer.heads"),
+        "head_dim": text.integer("index_head_dim", to="network.blocks.csa.indexer.head_dim"),
+        "top_k": text.integer("index_topk", to="network.blocks.csa.indexer.top_k"),
+    }
+    blocks: dict[str, Any] = {}
+    for r in sorted(set(ratios)):
+        block = dict(common, ratio=r)
+        if r == 4:
+            block["indexer"] = indexer  # only the ratio-4 layers select with an indexer (vLLM deepseek_v4.py)
+        blocks[_RATIO_NAMES.get(r, f"cmla_{r}")] = block
+    _, moe = _ffn_blocks(text, model_type, hidden)
+    if moe is None:
+        raise ConfigError(
+            f"{text.prefix}n_routed_experts: a compressed-attention model without experts is not sized here"
+        )
+    hashed = text.integer("num_hash_layers", default=0, minimum=0)
+    blocks["moe"] = moe
+    blocks["moe_hash"] = dict(moe, router_bias=False)  # hash routing: no correction bias
+    names = [_RATIO_NAMES.get(r, f"cmla_{r}") for r in ratios]
+    specs = [(names[i], "moe_hash" if i < hashed else "moe") for i in range(layers)]
+    schedule = runs(tuple(specs), _validated_blocks(blocks, text.origin))
+    net: dict[str, Any] = {"blocks": blocks, "layers": [r.model_dump(mode="json") for r in schedule]}
+    hc = _hyper_connections(text, model_type)
+    if hc:
+        net["hyper_connections"] = hc
+    count = text.integer("num_nextn_predict_layers", default=0, minimum=0)
+    if count:
+        if len(names) < layers + count:
+            raise ConfigError(f"{name} lists no ratio for the {count} MTP layer(s)")
+        net["mtp"] = {"layers": [[names[layers + j], "moe"] for j in range(count)]}
+    used = {n for spec in [*specs, *(net["mtp"]["layers"] if count else [])] for n in spec if n}
     net["blocks"] = {k: v for k, v in blocks.items() if k in used}
     return net
 
@@ -718,12 +787,11 @@ def _hyper_connections(text: _Keys, model_type: str) -> dict[str, Any] | None:
     streams = text.integer("hc_mult", default=0, minimum=0, to="network.hyper_connections.streams")
     if not streams:
         return None
-    if text.flag("mhc") is not True and model_type not in _MHC_MEAN_TYPES:
-        raise ConfigError(f"{text.prefix}hc_mult is set without mhc: a kind of hyper-connection not sized here")
-    if model_type not in _MHC_MEAN_TYPES:
-        raise ConfigError(f"{text.prefix}hc_mult: how {model_type} collapses its streams is not sized here")
+    final = "mean" if model_type in _MHC_MEAN_TYPES else "head" if model_type in _MHC_HEAD_TYPES else None
+    if final is None:
+        raise ConfigError(f"{text.prefix}hc_mult: how {model_type} mixes and collapses its streams is not sized here")
     text.integer("hc_sinkhorn_iters", default=0, minimum=0)
-    return {"streams": streams, "kind": "mhc", "final": "mean"}
+    return {"streams": streams, "kind": "mhc", "final": final}
 
 
 def _mtp_from_schedule(

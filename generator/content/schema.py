@@ -607,6 +607,24 @@ class IndexedMLACache(Frozen):
     notes: Prose = ""
 
 
+class CompressedMLACache(Frozen):
+    """How an engine caches DeepSeek V4's attention where it differs from the plain rule: every row K-only,
+    ``head_dim`` values of the KV cache's type (index keys: the index head size), in the engine's own
+    padding (llama.cpp's llama-kv-cache-dsv4)."""
+
+    # Bytes of one row with an 8-bit cache (vLLM's fp8_ds_mla for V4: 448 fp8, 64 bf16 RoPE, 8 of scales).
+    fp8_record_bytes: Annotated[int, Field(gt=0, le=65_536)] | None = None
+    # Bytes of one index key whatever the KV dtype (vLLM: 128 fp8 and an fp32 scale).
+    index_key_bytes: Annotated[float, Field(gt=0, le=65_536)] | None = None
+    # Tokens per page of compressed rows and index keys, and of the window rows (vLLM: 256 and 64).
+    block_tokens: Annotated[int, Field(ge=1, le=65_536)] | None = None
+    window_block_tokens: Annotated[int, Field(ge=1, le=65_536)] | None = None
+    # Each page rounded up to a multiple of this many bytes (vLLM: the decode kernel's 576-byte stride).
+    page_align_bytes: Annotated[int, Field(ge=1, le=65_536)] | None = None
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+
 class EngineProfile(Frozen):
     """How one inference engine lays out memory and where it runs, with the sources of its constants."""
 
@@ -627,6 +645,7 @@ class EngineProfile(Frozen):
     state_conv_bytes: Annotated[float, Field(gt=0, le=8)]
     state_ssm_bytes: Annotated[float, Field(gt=0, le=8)]
     indexed_mla: IndexedMLACache | None = None
+    compressed_mla: CompressedMLACache | None = None
     split: Literal["layer", "tensor", "none"]
     tensor_parallel_efficiency: Annotated[float, Field(gt=0, le=1)] = 1.0
     allreduce_latency_s: Annotated[float, Field(ge=0, le=1)] = 0.0

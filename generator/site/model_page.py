@@ -541,22 +541,43 @@ class KVLine:
 
 
 @dataclasses.dataclass(frozen=True)
+class CompressedLine:
+    """DeepSeek V4 layers that compress every ``ratio`` tokens into one row (0: a window only), 16-bit."""
+
+    layers: int
+    ratio: int
+    row_dim: int
+    window: int
+    row_bytes: float
+    index_dim: int
+    top_k: int
+
+    @property
+    def per_token(self) -> float:
+        """Bytes per token these layers add as the context grows (rows and index keys, 16-bit)."""
+        if not self.ratio:
+            return 0.0
+        return self.layers * (self.row_bytes + self.index_dim * 2.0) / self.ratio
+
+
+@dataclasses.dataclass(frozen=True)
 class KVFormula:
     """The KV cache per token of a model, worked out with its own numbers: one line per attention
-    geometry, and the layers that keep a fixed state instead."""
+    geometry (and per compression ratio), and the layers that keep a fixed state instead."""
 
     lines: tuple[KVLine, ...]
     state_layers: int
+    compressed: tuple[CompressedLine, ...] = ()
 
     @property
     def total(self) -> float:
         """Bytes per token over every attention layer, index keys included."""
-        return sum(line.total + line.index_total for line in self.lines)
+        return sum(line.total + line.index_total for line in self.lines) + sum(c.per_token for c in self.compressed)
 
     @property
     def sums_parts(self) -> bool:
-        """Whether the page adds several parts (geometries or index keys) up to the total."""
-        return len(self.lines) > 1 or any(line.index_dim for line in self.lines)
+        """Whether the page adds several parts (geometries, index keys or compressed layers) up to the total."""
+        return len(self.lines) + len(self.compressed) > 1 or any(line.index_dim for line in self.lines)
 
 
 def kv_formula(model: Model) -> KVFormula:
@@ -599,7 +620,19 @@ def kv_formula(model: Model) -> KVFormula:
                 top_k=ix.top_k if ix else 0,
             )
         )
-    return KVFormula(lines=tuple(lines), state_layers=sum(n for _, n in laid.recurrent))
+    compressed = tuple(
+        CompressedLine(
+            layers=n,
+            ratio=b.ratio,
+            row_dim=b.head_dim,
+            window=b.window,
+            row_bytes=b.head_dim * 2.0,
+            index_dim=b.indexer.head_dim if b.indexer else 0,
+            top_k=b.indexer.top_k if b.indexer else 0,
+        )
+        for b, n in laid.compressed
+    )
+    return KVFormula(lines=tuple(lines), state_layers=sum(n for _, n in laid.recurrent), compressed=compressed)
 
 
 def memory_at(lead: Lead, lang: str) -> list[str]:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from generator.content.blocks import FFN, DenseBlock, GatedDeltaNetBlock, KDABlock, Mamba2Block, Mixer, MLABlock
+from generator.content.blocks import (
+    FFN,
+    CompressedMLABlock,
+    DenseBlock,
+    GatedDeltaNetBlock,
+    KDABlock,
+    Mamba2Block,
+    Mixer,
+    MLABlock,
+)
 from generator.content.schema import Assumptions, Model
 from generator.sizing.layout import layout
 from generator.sizing.params import ParamCount
@@ -38,6 +47,15 @@ def adapted_matrices(block: Mixer, h: int) -> list[tuple[int, int]]:
         return [(h, p), (h, p), (h, p), *gates, (p, h)]
     if isinstance(block, Mamba2Block):
         return [(h, 2 * block.d_inner + 2 * block.n_groups * block.d_state + block.num_heads), (block.d_inner, h)]
+    if isinstance(block, CompressedMLABlock):
+        heads_width = block.heads * block.head_dim
+        return [
+            (h, block.q_lora_rank),
+            (block.q_lora_rank, heads_width),
+            (h, block.head_dim),
+            (heads_width // block.o_groups, block.o_groups * block.o_lora_rank),
+            (block.o_groups * block.o_lora_rank, h),
+        ]
     if isinstance(block, MLABlock):
         qk = block.heads * (block.qk_nope_head_dim + block.qk_rope_head_dim)
         q_proj = [(h, block.q_lora_rank), (block.q_lora_rank, qk)] if block.q_lora_rank else [(h, qk)]

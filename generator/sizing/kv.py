@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from generator.content.blocks import AttentionBlock, MLABlock
+from generator.content.blocks import AttentionBlock, CompressedMLABlock, MLABlock
 from generator.content.schema import EngineProfile, Model
 from generator.sizing.layout import (
+    compressed_state_bytes,
     index_key_bytes,
     kv_elements_per_token,
     kv_split_share,
@@ -35,11 +36,12 @@ def kv_bytes_per_token_layer(
 
 
 def state_bytes_per_seq(model: Model, engine: EngineProfile) -> float:
-    """Bytes of recurrent state one sequence holds over all layers (read in full every step)."""
-    recurrent = layout(model).recurrent
-    if not recurrent:
+    """Bytes of recurrent (and compressor) state one sequence holds over all layers (read every step)."""
+    laid = layout(model)
+    if not laid.recurrent and not laid.compressed:
         return 0.0  # attention layers only: no state
-    return float(sum(n * state_bytes_per_seq_layer(block, engine) for block, n in recurrent))
+    total = float(sum(n * state_bytes_per_seq_layer(block, engine) for block, n in laid.recurrent))
+    return total + sum(n * compressed_state_bytes(block, engine) for block, n in laid.compressed)
 
 
 def cached_tokens(window: int | None, engine: EngineProfile, context: int, seqs: int, unit: int | None = None) -> int:
@@ -84,7 +86,7 @@ class KVCache:
     recurrent_layers: int
     # Attention cache bytes by the share of them a tensor-parallel rank keeps for 2, 4 and 8 ranks
     # (blocks whose KV heads split alike are summed together): see ``per_rank``.
-    by_block: tuple[tuple[float, AttentionBlock | MLABlock], ...] = ()
+    by_block: tuple[tuple[float, AttentionBlock | MLABlock | CompressedMLABlock], ...] = ()
 
     @property
     def total(self) -> int:
@@ -104,12 +106,59 @@ class KVCache:
         return sum(math.ceil(nbytes) * kept * share for share, nbytes in shares.items())
 
 
+def _paged(tokens: int, rows_per_page: int, block: int, row: float, align: int | None) -> float:
+    """Bytes of ``tokens`` tokens in pages of ``block`` tokens holding ``rows_per_page`` rows, each page
+    rounded up to ``align`` bytes."""
+    page = rows_per_page * row
+    if align:
+        page = -(-page // align) * align
+    return -(-tokens // block) * page
+
+
+def compressed_cache(
+    block: CompressedMLABlock, engine: EngineProfile, kv_bytes: float, context: int, seqs: int
+) -> float:
+    """Bytes one DeepSeek V4 layer caches for ``seqs`` sequences of ``context`` tokens: its window rows,
+    one compressed row per ``ratio`` tokens, and (with an indexer) one index key per ``ratio`` tokens.
+
+    llama.cpp keeps K-only rows of head_dim at the cache's type: the window in its sliding-window pool
+    (n_swa·n_seq + n_ubatch cells, padded to 256), the compressed rows and index keys in a stream per
+    sequence of ceil(context / ratio) cells padded to 256 (llama-kv-cache-dsv4.cpp). vLLM stores
+    fp8_ds_mla rows of 584 B and 132-byte index keys in pages of 256 tokens (64 for the window), each
+    rounded up to 576 B (kv_cache_interface.py, sparse_swa.py)."""
+    rec = engine.compressed_mla
+    record = rec.fp8_record_bytes if rec and rec.fp8_record_bytes and kv_bytes == 1 else None
+    row = float(record) if record is not None else block.head_dim * kv_bytes
+    index_row = 0.0
+    if block.indexer is not None:
+        index_row = rec.index_key_bytes if rec and rec.index_key_bytes else block.indexer.head_dim * kv_bytes
+    unit = engine.context_pad_tokens
+    if rec and rec.block_tokens and rec.window_block_tokens:
+        wb, cb, align = rec.window_block_tokens, rec.block_tokens, rec.page_align_bytes
+        window_tokens = min(block.window - 1 + engine.batch_tokens, context)
+        total = seqs * _paged(pad(window_tokens, wb) + wb, wb, wb, row, align)
+        if block.ratio:
+            per_page = cb // block.ratio
+            total += seqs * _paged(context, per_page, cb, row, align)
+            if index_row:
+                total += seqs * _paged(context, per_page, cb, index_row, align)
+        return total
+    if engine.kv_allocation == "shared_pool":
+        total = pad(min(context * seqs, block.window * seqs + engine.batch_tokens), unit) * row
+    else:
+        total = seqs * min(pad(context, unit), block.window) * row
+    if block.ratio:
+        entries = seqs * pad(-(-context // block.ratio), unit)
+        total += entries * (row + index_row)
+    return total
+
+
 def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int, seqs: int) -> KVCache:
     """KV cache for ``seqs`` sequences of ``context`` tokens each, as ``engine`` allocates it."""
     laid = layout(model)
     attention = 0.0
     per_token = 0.0
-    by_block: list[tuple[float, AttentionBlock | MLABlock]] = []
+    by_block: list[tuple[float, AttentionBlock | MLABlock | CompressedMLABlock]] = []
     full = sliding = 0
     # A fixed order (layout's: full, windowed, MLA; then the recurrent kinds) keeps the float sums
     # identical run to run (and in the browser's sizing model).
@@ -124,9 +173,19 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
             full += n
         else:
             sliding += n
+    for cblock, n in laid.compressed:
+        nbytes = n * compressed_cache(cblock, engine, kv_bytes, context, seqs)
+        attention += nbytes
+        by_block.append((nbytes, cblock))
+        if cblock.ratio:
+            index = cblock.indexer.head_dim * kv_bytes if cblock.indexer else 0.0
+            per_token += n * (cblock.head_dim * kv_bytes + index) / cblock.ratio
+        full += n
     state = 0.0
     for rblock, n in laid.recurrent:
         state += n * seqs * state_bytes_per_seq_layer(rblock, engine)
+    for cblock, n in laid.compressed:
+        state += n * seqs * compressed_state_bytes(cblock, engine)
     return KVCache(
         attention_bytes=math.ceil(attention),
         state_bytes=math.ceil(state),
@@ -150,4 +209,15 @@ def kv_read_per_token(model: Model, kv_bytes: float, context: int, state_bytes: 
             read += n * (latent * min(context, top_k) + index_key_bytes(block, kv_bytes, None) * context)
             continue
         read += kv_bytes_per_token_layer(block, kv_bytes) * n * (context if window is None else min(context, window))
+    for cblock, n in layout(model).compressed:
+        row = cblock.head_dim * kv_bytes
+        read += n * row * min(context, cblock.window)
+        if cblock.ratio:
+            entries = -(-context // cblock.ratio)
+            ix = cblock.indexer
+            if ix is not None:
+                # Compressed sparse attention: every index key scored, the top_k compressed rows read.
+                read += n * (row * min(entries, ix.top_k) + ix.head_dim * kv_bytes * entries)
+            else:
+                read += n * row * entries
     return read + state_bytes

@@ -14,6 +14,7 @@ import dataclasses
 from generator.content.blocks import (
     FFN,
     AttentionBlock,
+    CompressedMLABlock,
     DenseBlock,
     GatedDeltaNetBlock,
     KDABlock,
@@ -25,7 +26,15 @@ from generator.content.blocks import (
 from generator.content.schema import EngineProfile, Model
 
 # The order distinct mixers are summed in (a windowed attention block sorts after a full one).
-_MIXER_ORDER = {"attention": 0, "attention_window": 1, "mla": 2, "gated_delta_net": 3, "mamba2": 4, "kda": 5}
+_MIXER_ORDER = {
+    "attention": 0,
+    "attention_window": 1,
+    "mla": 2,
+    "gated_delta_net": 3,
+    "mamba2": 4,
+    "kda": 5,
+    "compressed_mla": 6,
+}
 
 
 def _mixer_rank(block: Mixer) -> int:
@@ -53,6 +62,11 @@ class Layout:
     def attention(self) -> tuple[tuple[AttentionBlock | MLABlock, int], ...]:
         """Softmax-attention mixers (those with a KV cache) and their layer counts."""
         return tuple((b, n) for b, n in self.mixers if isinstance(b, AttentionBlock | MLABlock))
+
+    @property
+    def compressed(self) -> tuple[tuple[CompressedMLABlock, int], ...]:
+        """DeepSeek V4 attention layers (a window and a compressed cache) and their layer counts."""
+        return tuple((b, n) for b, n in self.mixers if isinstance(b, CompressedMLABlock))
 
     @property
     def recurrent(self) -> tuple[tuple[GatedDeltaNetBlock | Mamba2Block | KDABlock, int], ...]:
@@ -117,7 +131,15 @@ def layer_counts(model: Model) -> dict[str, int]:
         if isinstance(block, AttentionBlock) and block.window is not None:
             letter = "s"
         else:
-            letter = {"attention": "f", "mla": "f", "gated_delta_net": "l", "kda": "l", "mamba2": "m"}[block.kind]
+            kinds = {
+                "attention": "f",
+                "mla": "f",
+                "compressed_mla": "f",
+                "gated_delta_net": "l",
+                "kda": "l",
+                "mamba2": "m",
+            }
+            letter = kinds[block.kind]
         out[letter] = out.get(letter, 0) + n
     return out
 
@@ -139,6 +161,8 @@ def mixer_params(block: Mixer, h: int) -> tuple[int, int]:
         return matrices, small
     if isinstance(block, KDABlock):
         return _kda_params(block, h)
+    if isinstance(block, CompressedMLABlock):
+        return _compressed_mla_params(block, h)
     conv_dim = block.d_inner + 2 * block.n_groups * block.d_state
     matrices = h * (2 * block.d_inner + 2 * block.n_groups * block.d_state + block.num_heads) + block.d_inner * h
     small = conv_dim * block.d_conv + conv_dim + 3 * block.num_heads + block.d_inner
@@ -161,6 +185,31 @@ def _attention_params(b: AttentionBlock, h: int) -> tuple[int, int]:
         small += h
     if b.sinks:
         small += b.heads
+    return matrices, small
+
+
+def compressor_overlap(ratio: int) -> int:
+    """How many overlapping windows a compressor of ``ratio`` keeps (DeepSeek V4: 2 at ratio 4, else 1)."""
+    return 2 if ratio == 4 else 1
+
+
+def _compressed_mla_params(b: CompressedMLABlock, h: int) -> tuple[int, int]:
+    """(matrix, small) params of a DeepSeek V4 attention layer (vLLM deepseek_v4.py, deepseek_compressor.py):
+    wq_a, q_norm, wq_b, wkv, kv_norm, the grouped low-rank output (wo_a, wo_b) and sinks; with a ratio,
+    the compressor (wkv and wgate of overlap·head_dim, its position table and norm); the indexer (wq_b
+    from the q latent, weights_proj, and its own ratio-4 compressor of the index keys; no wk)."""
+    heads_width = b.heads * b.head_dim
+    matrices = h * b.q_lora_rank + b.q_lora_rank * heads_width + h * b.head_dim
+    matrices += (heads_width // b.o_groups) * (b.o_groups * b.o_lora_rank) + b.o_groups * b.o_lora_rank * h
+    small = b.q_lora_rank + b.head_dim + (b.heads if b.sinks else 0)
+    if b.ratio:
+        coff = compressor_overlap(b.ratio)
+        matrices += 2 * coff * b.head_dim * h
+        small += b.ratio * coff * b.head_dim + b.head_dim
+    ix = b.indexer
+    if ix is not None:
+        matrices += b.q_lora_rank * ix.heads * ix.head_dim + h * ix.heads + 2 * 2 * ix.head_dim * h
+        small += b.ratio * 2 * ix.head_dim + ix.head_dim
     return matrices, small
 
 
@@ -323,12 +372,25 @@ def attention_width(block: AttentionBlock | MLABlock) -> int:
     return block.heads * (block.head_dim + block.value_dim)
 
 
-def kv_split_share(block: AttentionBlock | MLABlock, gpus: int) -> float:
+def kv_split_share(block: AttentionBlock | MLABlock | CompressedMLABlock, gpus: int) -> float:
     """The share of a layer's KV cache one of ``gpus`` tensor-parallel ranks holds: heads split, and
     replicated past the KV head count; an MLA latent is replicated whole on every rank."""
-    if isinstance(block, MLABlock):
+    if isinstance(block, MLABlock | CompressedMLABlock):
         return 1.0
     return 1 / min(gpus, block.kv_heads)
+
+
+def compressed_state_bytes(block: CompressedMLABlock, engine: EngineProfile) -> float:
+    """Bytes of compressor state one sequence holds in one DeepSeek V4 layer: the kv and score rows (overlap
+    × ratio of them, overlap × head_dim wide) of the main compressor and of the indexer's, at the engine's
+    state element size (FP32 in vLLM's CompressorStateCache and llama.cpp's llama-kv-cache-dsv4)."""
+    if not block.ratio:
+        return 0.0
+    coff = compressor_overlap(block.ratio)
+    rows = 2 * (coff * block.ratio) * (coff * block.head_dim)
+    if block.indexer is not None:
+        rows += 2 * (2 * block.ratio) * (2 * block.indexer.head_dim)
+    return rows * engine.state_ssm_bytes
 
 
 def tp_divides(block: Mixer, gpus: int) -> bool:
@@ -336,7 +398,7 @@ def tp_divides(block: Mixer, gpus: int) -> bool:
     if isinstance(block, AttentionBlock):
         kv = block.kv_heads
         return block.heads % gpus == 0 and (kv % gpus == 0 if gpus <= kv else gpus % kv == 0)
-    if isinstance(block, MLABlock):
+    if isinstance(block, MLABlock | CompressedMLABlock):
         return block.heads % gpus == 0
     if isinstance(block, GatedDeltaNetBlock):
         return block.num_key_heads % gpus == 0 and block.num_value_heads % gpus == 0

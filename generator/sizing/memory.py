@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from typing import Literal
 
-from generator.content.blocks import AttentionBlock, GatedDeltaNetBlock, KDABlock, MLABlock
+from generator.content.blocks import AttentionBlock, CompressedMLABlock, GatedDeltaNetBlock, KDABlock, MLABlock
 from generator.content.schema import EngineProfile, FormatFamily, Hardware, HardwareKind, Model
 from generator.sizing.kv import KVCache, kv_cache
 from generator.sizing.layout import layout, tp_divides
@@ -52,7 +52,7 @@ def split_blocker(model: Model, engine: EngineProfile, gpus: int) -> tuple[int, 
             continue
         if isinstance(block, AttentionBlock):
             return block.heads, block.kv_heads
-        if isinstance(block, MLABlock | KDABlock):
+        if isinstance(block, MLABlock | KDABlock | CompressedMLABlock):
             return block.heads, block.heads
         if isinstance(block, GatedDeltaNetBlock):
             return block.num_value_heads, block.num_key_heads

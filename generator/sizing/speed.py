@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from generator.content.blocks import AttentionBlock
+from generator.content.blocks import AttentionBlock, CompressedMLABlock
 from generator.content.schema import Hardware, Model
 from generator.sizing.kv import kv_read_per_token
 from generator.sizing.layout import attention_width, ffn_params, index_width, layout, sparse_top_k
@@ -34,6 +34,24 @@ def attention_flops(model: Model, tokens: int) -> float:
         if index_width(block):
             # A sparse layer's indexer scores every earlier token (queries and keys only).
             total += 2 * index_width(block) * (layers * pairs_full)
+    for cblock, layers in layout(model).compressed:
+        total += layers * _compressed_prompt_flops(cblock, n)
+    return total
+
+
+def _compressed_prompt_flops(b: CompressedMLABlock, n: float) -> float:
+    """FLOPs of one DeepSeek V4 layer's attention over a causal prompt of ``n`` tokens: the window, the
+    compressed rows each query reads (all of them, or its indexer's top_k), and the indexer's scores."""
+    width = 2 * b.heads * b.head_dim  # the latent serves as key and as value
+    w = b.window
+    pairs = n * n / 2 if n <= w else n * w - w * w / 2
+    if b.ratio:
+        r = b.ratio
+        k = b.indexer.top_k if b.indexer else None
+        pairs += n * n / (2 * r) if k is None or n / r <= k else k * n - k * k * r / 2
+    total = 2 * width * pairs
+    if b.indexer is not None and b.ratio:
+        total += 2 * b.indexer.heads * b.indexer.head_dim * (n * n / (2 * b.ratio))
     return total
 
 
@@ -45,6 +63,15 @@ def decode_attention_flops(model: Model, context: int) -> float:
         total += 2.0 * attention_width(block) * (layers * (context if w is None else min(context, w)))
         if index_width(block):
             total += 2.0 * index_width(block) * (layers * context)
+    for cblock, layers in layout(model).compressed:
+        reads = float(min(context, cblock.window))
+        if cblock.ratio:
+            entries = -(-context // cblock.ratio)
+            ix = cblock.indexer
+            reads += min(entries, ix.top_k) if ix else entries
+            if ix is not None:
+                total += 2.0 * ix.heads * ix.head_dim * (layers * entries)
+        total += 2.0 * (2 * cblock.heads * cblock.head_dim) * (layers * reads)
     return total
 
 
