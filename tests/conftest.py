@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from generator.content.catalog import Catalog
 from generator.content.loader import load_catalog
+from generator.content.schema import Model
 from generator.sizing.accuracy import kv_checks, median_abs, size_checks, worst_abs
 from generator.sizing.scenario import Facts, Scenario
 
@@ -65,6 +68,15 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     )
 
 
+ZOO = ROOT / "tests" / "parity" / "zoo"
+
+
+def zoo_models() -> list[Model]:
+    """Synthetic models, one per set of block options the catalog does not use, so the browser's engine
+    is checked on every kind and option even before a real model needs it."""
+    return [Model.model_validate(yaml.safe_load(path.read_text()), strict=False) for path in sorted(ZOO.glob("*.yaml"))]
+
+
 @pytest.fixture(scope="session")
 def cases(catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The parity vectors (Python's outputs the browser's engine must reproduce), written once."""
@@ -73,8 +85,11 @@ def cases(catalog: Catalog, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from generator.site.browser_data import parity_file
 
     path = tmp_path_factory.mktemp("parity") / "cases.json"
-    data = parity_file(catalog, tuple(catalog.hardware))
+    zoo = zoo_models()
+    with_zoo = dataclasses.replace(catalog, models={**catalog.models, **{m.slug: m for m in zoo}})
+    data = parity_file(with_zoo, tuple(catalog.hardware))
     assert len(data["cases"]) >= 300
+    assert {c["inputs"]["model"] for c in data["cases"]} >= {m.slug for m in zoo}
     kinds = {c["inputs"]["engine"] for c in data["cases"]}
     assert kinds == {"llama.cpp", "ollama", "vllm", "sglang", "mlx"}
     path.write_text(json.dumps(data))
