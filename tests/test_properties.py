@@ -20,7 +20,8 @@ GGUF = sorted(
     (f for f in CAT.formats.values() if f.family.value == "gguf" and not f.moe_only), key=lambda f: f.bits_per_weight
 )
 
-models = st.sampled_from(sorted(CAT.models))
+# The models llama.cpp runs (architectures.yaml): the scenarios below use it.
+models = st.sampled_from(sorted(slug for slug, m in CAT.models.items() if m.runs_on("llama.cpp")))
 # The physics hold on every device; these take the ones where llama.cpp runs every format and KV cache
 # (its CANN and SYCL backends run a few: there the scenarios below cannot run).
 hardware = st.sampled_from(

@@ -188,6 +188,10 @@ class Model(Frozen):
             return bool(art.mlx)
         return {"AWQ": bool(art.awq), "GPTQ": bool(art.gptq), "MXFP4": bool(art.mxfp4)}.get(fmt, True)
 
+    def runs_on(self, engine: str) -> bool:
+        """Whether ``engine`` has a release known to load this model's architecture (architectures.yaml)."""
+        return self.engines is None or engine in self.engines
+
     @property
     def is_moe(self) -> bool:
         """Whether any layer routes to experts."""

@@ -193,6 +193,8 @@ def commands(
 
     for engine in ("llama.cpp", "vllm", "ollama", "mlx"):
         profile = catalog.engine(engine)
+        if not model.runs_on(engine):
+            continue
         if engine == "ollama":
             # Ollama runs the GGUF that llama.cpp's Q4_K_M row sizes, with its own profile.
             row = next((r for r in matrix if r.fmt.name == DEFAULT_FORMAT and r.est is not None), None)

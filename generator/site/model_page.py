@@ -470,7 +470,7 @@ def recommended_commands(
     out = []
     for engine in COMMAND_ENGINES:
         profile = catalog.engines.get(engine)
-        if profile is None:
+        if profile is None or not model.runs_on(engine):
             continue
         choices = []
         for fmt in catalog.formats.values():

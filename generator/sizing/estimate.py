@@ -214,7 +214,7 @@ def _check_loads(model: Model, sc: Scenario) -> None:
     """Raise ScenarioError when the engine has no release that loads the model's architecture, or does not
     load the format's family at all."""
     engine = sc.engine
-    if model.engines is not None and engine.name not in model.engines:
+    if not model.runs_on(engine.name):
         values = {"engine": engine.label, "model": model.name, "arch": model.architecture.model_type}
         raise ScenarioError("architecture", values)
     if sc.fmt.family not in engine.formats:
