@@ -16,6 +16,7 @@ from generator.sizing.kv import kv_cache
 from generator.sizing.layout import layout, state_bytes_per_seq_layer
 from generator.sizing.memory import tp_valid
 from generator.sizing.params import compared_total, count_params, declared_mismatch
+from generator.sizing.scenario import Scenario
 from tests.conftest import ROOT
 
 CONFIGS = ROOT / "research" / "configs"
@@ -263,3 +264,35 @@ def test_deepseek_v4_compressed_attention_as_each_engine_keeps_it(catalog: Catal
     grow = kv_cache(model, llama, 2.0, long, 1).attention_bytes - kv_cache(model, llama, 2.0, short, 1).attention_bytes
     assert grow == short * 6_880
     assert kv_cache(model, vllm, 1.0, 8192, 1).state_bytes == 21 * (65_536 + 16_384) + 20 * 524_288 == 12_206_080
+
+
+def test_an_engine_without_the_architecture_is_never_offered(catalog: Catalog) -> None:
+    """DeepSeek V4 runs on vLLM and llama.cpp only (architectures.yaml): Ollama, SGLang and MLX are refused
+    with the reason, and no pair page offers their commands."""
+    from generator.site.pair_page import pair_data
+    from generator.sizing.estimate import ScenarioError, check_scenario
+
+    model = catalog.model("deepseek-v4-flash")
+    assert model.engines == ("llama.cpp", "vllm")
+    hw = catalog.hw("h200-sxm")
+    sc = Scenario(catalog.format("Q4_K_M"), catalog.kv_dtype("fp16"), catalog.engine("ollama"), 8192)
+    with pytest.raises(ScenarioError, match="Ollama does not run DeepSeek-V4-Flash: no release of it is known"):
+        check_scenario(model, hw, sc)
+    blocks = pair_data(catalog, model, hw).commands
+    assert {c.engine for c in blocks} <= {"llama.cpp", "vllm"} and blocks
+    assert catalog.model("qwen3-8b").engines is None  # an unlisted type keeps every engine
+
+
+def test_a_model_file_cannot_claim_engines(tmp_path: Path) -> None:
+    """Which engines run a model comes from architectures.yaml only; a model file saying it is an error."""
+    import shutil
+
+    from generator.content.loader import ContentErrors, load_catalog
+    from tests.conftest import CONTENT
+
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    path = content / "models" / "qwen3-8b.yaml"
+    path.write_text(path.read_text() + "engines: [vllm]\n")
+    with pytest.raises(ContentErrors, match="engines comes from content/architectures.yaml"):
+        load_catalog(content)
