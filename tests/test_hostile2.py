@@ -618,3 +618,15 @@ def test_watcher_survives_a_folder_that_disappears_and_ignores_the_output(tmp_pa
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(Path, "stat", vanishing)
         assert serve.snapshot([catalog, tmp_path / "gone"], out) == {}
+
+
+# --- N13-N16: names, dates, numbers, locales, static files, full disks, pipes ----------------------
+
+
+def test_new_model_refuses_a_named_pipe_instead_of_waiting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pipe = tmp_path / "config.json"
+    os.mkfifo(pipe)
+    code = _run_with_timeout(["--content", str(tmp_path), "new-model", str(pipe), "--stdout"], timeout_s=10)
+    assert code == 2, f"new-model exited {code} (None: it hung)"
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "not a regular file" in err, err
