@@ -630,3 +630,31 @@ def test_new_model_refuses_a_named_pipe_instead_of_waiting(tmp_path: Path, capsy
     assert code == 2, f"new-model exited {code} (None: it hung)"
     err = capsys.readouterr().err
     assert "Traceback" not in err and "not a regular file" in err, err
+
+
+def test_a_build_inside_another_build_is_refused(site: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    content, out = site
+    before = tree(out)
+    assert build(content, out / "sub") == 2
+    assert "inside" in capsys.readouterr().err
+    assert tree(out) == before
+
+
+def test_a_build_inside_a_folder_being_built_is_refused(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, _ = site
+    fresh = content.parent / "fresh"
+    real = outdir.finish_tree
+    inner: list[int] = []
+
+    def meanwhile(tmp: Path, data: dict[str, object]) -> None:
+        if not inner:
+            inner.append(build(content, fresh / "sub"))
+        real(tmp, data)
+
+    monkeypatch.setattr(outdir, "finish_tree", meanwhile)
+    assert build(content, fresh) == 0
+    assert inner == [2]
+    assert "another build is writing" in capsys.readouterr().err
+    assert not (fresh / "sub").exists()

@@ -115,18 +115,55 @@ def locked(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _lock_held(lock: Path) -> bool:
+    """Whether a running build holds the lock file ``lock`` (never creates it)."""
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
+def check_not_nested(out: Path) -> None:
+    """Raise OutputError if ``out`` lies inside a build's output, its temporary tree, or a folder a
+    running build is writing: a build there would replace or delete ``out`` with everything in it."""
+    for folder in out.parents:
+        if folder.parent == folder:
+            break
+        if (folder / MARKER).is_file() or (folder / PARTIAL).is_file():
+            raise OutputError(
+                f"--out {out} is inside {folder}, the output of another build, which replaces that whole "
+                "folder: choose a folder outside it"
+            )
+        if _lock_held(folder.with_name(f".{folder.name}.lock")):
+            raise OutputError(
+                f"--out {out} is inside {folder}, which another build is writing right now and will "
+                "replace: choose a folder outside it"
+            )
+
+
 @contextlib.contextmanager
 def exclusive(out: Path) -> Iterator[None]:
     """Everything a writer of ``out`` (a build, a merge) needs before it starts: ``out`` is refused if no
-    build made it, its lock is held, earlier runs' leftovers are removed, and what is written is
-    world-readable (umask 022). ``out`` is checked again under the lock: another run may have just
-    finished."""
+    build made it, if it lies inside another build's output or a folder a build is writing, or if its
+    lock is held; earlier runs' leftovers are removed, and what is written is world-readable (umask
+    022). ``out`` is checked again under the lock: another run may have just finished."""
+    check_not_nested(out)
     check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0o022)
     try:
         with locked(out):
             remove_leftovers(out)
+            check_not_nested(out)
             check_replaceable(out)
             yield
     finally:
