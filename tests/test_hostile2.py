@@ -658,3 +658,20 @@ def test_a_build_inside_a_folder_being_built_is_refused(
     assert inner == [2]
     assert "another build is writing" in capsys.readouterr().err
     assert not (fresh / "sub").exists()
+
+
+def test_a_full_disk_before_the_temporary_tree_is_marked_leaves_nothing(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, out = site
+    real = Path.write_bytes
+
+    def full(self: Path, data: bytes) -> int:
+        if self.name == outdir.PARTIAL:
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    assert build(content, out, "--force") != 0
+    monkeypatch.setattr(Path, "write_bytes", real)
+    assert not [p for p in out.parent.iterdir() if ".sizewise-tmp-" in p.name]

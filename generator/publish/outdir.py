@@ -215,9 +215,14 @@ def new_tree(out: Path) -> Path:
     """A marked, world-readable temporary sibling of ``out`` to write the next build into."""
     tmp = _sibling(out, "tmp")
     os.mkdir(tmp, DIR_MODE)
-    os.chmod(tmp, DIR_MODE)
-    (tmp / PARTIAL).write_bytes(b"")
-    os.chmod(tmp / PARTIAL, FILE_MODE)
+    try:
+        os.chmod(tmp, DIR_MODE)
+        (tmp / PARTIAL).write_bytes(b"")
+        os.chmod(tmp / PARTIAL, FILE_MODE)
+    except BaseException:
+        # A full disk between the folder and its mark would leave a folder no later build may remove.
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return tmp
 
 
