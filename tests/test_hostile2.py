@@ -675,3 +675,33 @@ def test_a_full_disk_before_the_temporary_tree_is_marked_leaves_nothing(
     assert build(content, out, "--force") != 0
     monkeypatch.setattr(Path, "write_bytes", real)
     assert not [p for p in out.parent.iterdir() if ".sizewise-tmp-" in p.name]
+
+
+LLAMA = "models/llama-3-1-8b-instruct.yaml"
+QWEN = "models/qwen3-30b-a3b.yaml"
+APPLE = "hardware/apple-m4-max-40c-128gb.yaml"
+REFUSED: list[tuple[str, str, str, str, str]] = [
+    ("blank name", LLAMA, "name: Llama-3.1-8B-Instruct", 'name: "   "', "blank"),
+    ("invisible character", LLAMA, "name: Llama-3.1-8B-Instruct", 'name: "Llama-3.1-8B\\u200b-Instruct"', "U+200B"),
+    ("no-break space", LLAMA, "name: Llama-3.1-8B-Instruct", 'name: "Llama-3.1\\u00a08B"', "U+00A0"),
+    ("Cyrillic look-alike", LLAMA, "name: Llama-3.1-8B-Instruct", "name: Llаma-3.1-8B-Instruct", "cyrillic"),
+    ("same name, other case", QWEN, "name: Qwen3-30B-A3B", "name: llama-3.1-8b-INSTRUCT", LLAMA),
+    # the rest of the line becomes a comment
+    ("same name, full width", APPLE, "name: Apple Mac Studio", "name: ＮＶＩＤＩＡ  GeForce RTX 4090 #", HW),
+    ("price dated 2099", HW, "date: 2022-09-20", "date: 2099-09-20", "in the future"),
+    ("API price seen in 2099", "prices/api.yaml", "date_seen: 2026-11-05", "date_seen: 2099-11-05", "in the future"),
+    ("octal 040", HW, "memory_gib: 24", "memory_gib: 040", "octal (32): write 40"),
+    ("base 60", HW, "memory_gib: 24", "memory_gib: 1:30", "base-60"),
+]
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "says"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_names_dates_and_octal_numbers_check_content_refuses(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], rel: str, old: str, new: str, says: str
+) -> None:
+    content, _ = site
+    edit(content / rel, old, new)
+    capsys.readouterr()
+    assert cli.main(["--content", str(content), "check-content"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and rel in err and says.lower() in err.lower(), err
