@@ -705,3 +705,17 @@ def test_names_dates_and_octal_numbers_check_content_refuses(
     assert cli.main(["--content", str(content), "check-content"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and rel in err and says.lower() in err.lower(), err
+
+
+def test_a_one_language_build_links_to_no_other_language(site: tuple[Path, Path]) -> None:
+    import re
+
+    content, out = site
+    assert build(content, out, "--locale", "fr", "--base-url", "https://sizewise.example") == 0
+    # Minified pages quote attributes only where needed.
+    foreign = re.compile(r"""(?:href=["']?(?:https://sizewise\.example)?/(?:en|zh)/|hreflang=["']?(?:en|zh-Hans)\b)""")
+    pages = sorted(out.rglob("*.html"))
+    assert pages
+    linking = [str(p.relative_to(out)) for p in pages if foreign.search(p.read_text(encoding="utf-8"))]
+    assert linking == []
+    assert (out / "fr/index.html").is_file() and not (out / "en").exists()

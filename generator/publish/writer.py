@@ -190,6 +190,8 @@ def render_page(route: Route, group: ModelGroup | SiteGroup, settings: Settings)
         route=route,
         base_url=settings.base_url,
         assets=settings.assets,
+        # The language links name only the languages this build writes (a --locale build has one).
+        langs=settings.langs,
         breadcrumbs=crumbs,
         # Pair pages are most of the site: their breadcrumb is in the markup and the URL alone.
         jsonld=None if route.kind == "pair" else jsonld(crumbs, settings),
@@ -243,7 +245,7 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
     for name, schema in api.SCHEMAS.items():
         yield f"api/v1/schema/{name}.json", dump(schema.model_json_schema(), settings.minify)
     for name, template in (("index.html", "root.html"), ("404.html", "404.html")):
-        html = render(template, "en", base_url=settings.base_url, assets=settings.assets)
+        html = render(template, "en", base_url=settings.base_url, assets=settings.assets, langs=settings.langs)
         yield name, published(html, settings)
 
 
