@@ -719,3 +719,22 @@ def test_a_one_language_build_links_to_no_other_language(site: tuple[Path, Path]
     linking = [str(p.relative_to(out)) for p in pages if foreign.search(p.read_text(encoding="utf-8"))]
     assert linking == []
     assert (out / "fr/index.html").is_file() and not (out / "en").exists()
+
+
+def test_only_the_static_files_pages_load_are_published(
+    site: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.publish import writer
+
+    assert sorted(p.name for p in writer.STATIC.iterdir()) == sorted(writer.STATIC_FILES)
+    static = tmp_path / "static"
+    shutil.copytree(writer.STATIC, static)
+    (static / "notes.txt").write_text(SECRET)
+    (static / ".env").write_text(SECRET)
+    (static / "site.css~").write_text(SECRET)
+    monkeypatch.setattr(writer, "STATIC", static)
+    content, out = site
+    assert build(content, out, "--force") == 0
+    published = sorted(p.name for p in (out / "assets").iterdir())
+    assert not [name for name in published if "notes" in name or "env" in name or "~" in name], published
+    assert not any(SECRET in p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.content.catalog import Catalog
+from generator.content.loader import read_plain
 from generator.publish import hosts, incremental, outdir
 from generator.publish.progress import Progress
 from generator.site import api, badges, pages, routes, sitemap
@@ -42,6 +43,23 @@ from generator.sizing.estimate import SIZING_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
+# The files of static/ that pages load (templates by ``assets['name']``, the entry modules and page
+# contexts by name, modules by import): only these are published, so nothing else put in static/
+# (notes, an editor's backup, a secret) ever reaches the site. A test keeps the list and the folder equal.
+STATIC_FILES = (
+    "copy.js",
+    "display.js",
+    "favicon.svg",
+    "finder-page.js",
+    "finder.js",
+    "home.js",
+    "leaderboard.js",
+    "picker.js",
+    "search.js",
+    "site.css",
+    "sizing.js",
+    "workbench.js",
+)
 
 Output = tuple[str, bytes]
 Written = list[tuple[str, int, str]]
@@ -89,7 +107,7 @@ def fingerprint(name: str, data: bytes) -> tuple[str, bytes]:
 
 def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     """Static files and the search index, with content-hashed names: logical name -> (URL, bytes)."""
-    out = {path.name: fingerprint(path.name, path.read_bytes()) for path in sorted(STATIC.iterdir())}
+    out = {name: fingerprint(name, read_plain(STATIC / name, STATIC)) for name in STATIC_FILES}
     out["search-index"] = fingerprint("search-index.json", search_index(catalog))
     out["sizing-data"] = fingerprint("sizing-data.json", encoded(shared_data(catalog)))
     out["finder-data"] = fingerprint("finder-data.json", encoded(finder_data(catalog)))
