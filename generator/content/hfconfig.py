@@ -733,7 +733,7 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfigError(f"{path}: not a regular file (a pipe, device or socket); give the path of a config.json")
+            raise ConfigError(f"cannot read {path}: not a regular file (a folder, pipe, device or socket)")
         with os.fdopen(fd, "rb") as f:
             fd = -1
             raw = f.read(MAX_CONFIG_BYTES + 1)
