@@ -738,3 +738,51 @@ def test_only_the_static_files_pages_load_are_published(
     published = sorted(p.name for p in (out / "assets").iterdir())
     assert not [name for name in published if "notes" in name or "env" in name or "~" in name], published
     assert not any(SECRET in p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
+
+
+# --- N9: an output folder that is a mount point ---------------------------------------------------
+
+
+def test_an_output_at_a_mount_point_is_refused_before_rendering(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.publish import writer
+
+    content, out = site
+    before = tree(out)
+    live = out.with_name("dist.changed.txt").read_bytes()
+    real = os.path.ismount
+    monkeypatch.setattr(os.path, "ismount", lambda p: Path(p) == out or real(p))
+
+    def never(*_args: object) -> object:
+        raise AssertionError("rendered before the mount point was refused")
+
+    monkeypatch.setattr(writer, "write_site", never)
+    edit(content / "pages/en/methodology.md", "\n", "\n\n")
+    capsys.readouterr()
+    assert build(content, out) == 2
+    assert "mount point" in capsys.readouterr().err
+    assert tree(out) == before
+    assert out.with_name("dist.changed.txt").read_bytes() == live
+    assert not [p for p in out.parent.iterdir() if ".sizewise-tmp-" in p.name]
+
+
+def test_a_build_that_fails_to_go_live_leaves_the_live_change_list(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, out = site
+    changed_txt = out.with_name("dist.changed.txt")
+    live = changed_txt.read_bytes()
+    before = tree(out)
+
+    def busy(_tmp: Path, dest: Path) -> None:
+        raise OSError(16, "Device or resource busy", str(dest))
+
+    monkeypatch.setattr(outdir, "swap_in", busy)
+    edit(content / "pages/en/methodology.md", "\n", "\n\n")
+    assert build(content, out) != 0
+    assert changed_txt.read_bytes() == live
+    assert tree(out) == before
+    changed_txt.unlink()
+    assert build(content, out) != 0
+    assert not changed_txt.exists()

@@ -23,7 +23,7 @@ import re
 import secrets
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +115,39 @@ def locked(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _mount_points() -> set[str]:
+    """Every mount point the kernel lists for this process (bind mounts included), or none where unknown."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return set()
+    points = set()
+    for line in lines:
+        fields = line.split(" ")
+        if len(fields) > 4:
+            # Spaces, tabs, newlines and backslashes in a path are written as octal escapes (\040).
+            points.add(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4]))
+    return points
+
+
+def check_not_mount(out: Path) -> None:
+    """Raise OutputError if ``out`` is a mount point (a container volume, a bind mount): a build writes a
+    temporary sibling and renames it over ``out``, which no kernel does to a mount point, so the build
+    would fail only after rendering everything. Checked before anything is rendered or written."""
+    if not out.is_dir() or out.is_symlink():
+        return
+    try:
+        own, parent = os.stat(out).st_dev, os.stat(out.parent).st_dev
+    except OSError:
+        return
+    if own != parent or os.path.ismount(out) or str(out) in _mount_points():
+        raise OutputError(
+            f"--out {out} is a mount point (a volume): a build replaces its output folder in one rename, "
+            f"which cannot move a mount point; build into a folder inside it (--out {out / 'site'}) "
+            "or mount the folder above it"
+        )
+
+
 def _lock_held(lock: Path) -> bool:
     """Whether a running build holds the lock file ``lock`` (never creates it)."""
     try:
@@ -153,9 +186,11 @@ def check_not_nested(out: Path) -> None:
 @contextlib.contextmanager
 def exclusive(out: Path) -> Iterator[None]:
     """Everything a writer of ``out`` (a build, a merge) needs before it starts: ``out`` is refused if no
-    build made it, if it lies inside another build's output or a folder a build is writing, or if its
-    lock is held; earlier runs' leftovers are removed, and what is written is world-readable (umask
-    022). ``out`` is checked again under the lock: another run may have just finished."""
+    build made it, if it is a mount point, if it lies inside another build's output or a folder a build
+    is writing, or if its lock is held; earlier runs' leftovers are removed, and what is written is
+    world-readable (umask 022). ``out`` is checked again under the lock: another run may have just
+    finished."""
+    check_not_mount(out)
     check_not_nested(out)
     check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -179,6 +214,25 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:  # a full disk must not leave the half-written file behind
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_changes(path: Path, text: str) -> Callable[[], None]:
+    """Write the change list ``path`` (before the swap: a kill in between leaves the old tree, and the
+    next run compares against it again); return what puts back the list of the build that is live, to
+    call if the new build then fails to go live, so the list never describes a build nobody can see."""
+    try:
+        old: str | None = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        old = None
+    write_atomic(path, text)
+
+    def undo() -> None:
+        if old is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_atomic(path, old)
+
+    return undo
 
 
 # Temporary and replaced trees: .<out>.sizewise-tmp-<32 hex> and .<out>.sizewise-old-<32 hex>.

@@ -23,7 +23,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -619,18 +619,21 @@ def _build_locked(
     settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs, minify)
     # A live line on a terminal; one line per phase in CI logs and pipes.
     progress = Progress(live=sys.stderr.isatty() and not os.environ.get("CI"))
+    undo_changes: Callable[[], None] | None = None
     try:
         written, manifest = write_site(catalog, settings, asset_files, jobs, plan, progress)
         outdir.finish_tree(tmp, manifest.data())
         # Whatever was added to the old folder while this run wrote the new one is not replaced either.
         outdir.check_replaceable(out)
         if not shard:
-            # Written before the swap: a kill in between leaves the old tree, and the next build
-            # compares against it again, so no change is ever missing from the list.
+            # Written before the swap, so no change is ever missing from the list; put back if the
+            # swap fails.
             changed = incremental.changes(before, manifest.files())
-            outdir.write_atomic(changed_txt, "".join(p + "\n" for p in changed))
+            undo_changes = outdir.write_changes(changed_txt, "".join(p + "\n" for p in changed))
         outdir.swap_in(tmp, out)
     except BaseException:
+        if undo_changes is not None:
+            undo_changes()
         outdir.discard(tmp)
         raise
     rendered_models = len(plan.models)
