@@ -786,3 +786,38 @@ def test_a_build_that_fails_to_go_live_leaves_the_live_change_list(
     changed_txt.unlink()
     assert build(content, out) != 0
     assert not changed_txt.exists()
+
+
+# --- N4: a Content-Security-Policy where the host sends no headers --------------------------------
+
+
+def test_every_page_carries_the_header_policy_in_a_meta_element(site: tuple[Path, Path]) -> None:
+    import html as html_lib
+    import re
+
+    from generator.publish.serve import headers_for, parse_headers
+
+    _, out = site
+    rules = parse_headers((out / "_headers").read_text(encoding="utf-8"))
+    # Every page (the workbench's controls under assets/ are a fragment a page inserts, not a page).
+    pages = sorted(p for p in out.rglob("*.html") if p.parent.name != "assets")
+    assert len(pages) > 20
+    meta = re.compile(
+        r"""<meta (?:content=("[^"]*"|[^ >]*) http-equiv=["']?Content-Security-Policy["']?|"""
+        r"""http-equiv=["']?Content-Security-Policy["']? content=("[^"]*"|[^ >]*))>"""
+    )
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        found = meta.findall(text)
+        assert len(found) == 1, page
+        value = html_lib.unescape((found[0][0] or found[0][1]).strip('"'))
+        # First in <head> after the charset: a meta policy governs only what follows it.
+        head = text[: text.index("<title>")]
+        assert re.search(r"<meta charset=\"?utf-8\"?><meta [^>]*Content-Security-Policy", head, re.I), page
+        url = "/" + str(page.relative_to(out)).removesuffix("index.html")
+        header = dict(headers_for(url, rules))["Content-Security-Policy"]
+        meta_directives = [d.strip() for d in value.split(";")]
+        header_directives = [d.strip() for d in header.split(";")]
+        assert not [d for d in meta_directives if d.split()[0] in {"frame-ancestors", "report-uri", "sandbox"}]
+        assert meta_directives == [d for d in header_directives if not d.startswith("frame-ancestors")], page
+        assert "script-src 'self'" in meta_directives and "'unsafe-inline'" not in value

@@ -10,7 +10,6 @@ for duplicates before anything is written, and everything lands in a temporary s
 
 from __future__ import annotations
 
-import base64
 import concurrent.futures
 import contextlib
 import ctypes
@@ -31,13 +30,13 @@ from generator.content.catalog import Catalog
 from generator.content.loader import read_plain
 from generator.publish import hosts, incremental, outdir
 from generator.publish.progress import Progress
-from generator.site import api, badges, pages, routes, sitemap
+from generator.site import api, badges, csp, pages, routes, sitemap
 from generator.site.browser_data import WORKBENCH_LIMITS, encoded, finder_data, shared_data
 from generator.site.cells import describe_templates, reason_templates
 from generator.site.hardware_page import HardwareRow, device_groups, hardware_rows
 from generator.site.i18n import LANGS, number_spec, translations
 from generator.site.pages import ModelGroup, SiteGroup
-from generator.site.render import NOSCRIPT_CSS, minify, render
+from generator.site.render import minify, render
 from generator.site.routes import Route
 from generator.sizing.estimate import SIZING_VERSION
 
@@ -267,11 +266,6 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
         yield name, published(html, settings)
 
 
-def csp_hash(text: str) -> str:
-    """A CSP source expression allowing exactly this inline text: 'sha256-<base64>'."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
-
-
 def headers_file() -> bytes:
     """``_headers`` (Netlify / Cloudflare Pages syntax): caching, CORS and the security policy.
 
@@ -279,11 +273,7 @@ def headers_file() -> bytes:
     be framed. Badges are embedded cross-origin as images: they run nothing, load nothing, and are
     sandboxed when opened directly.
     """
-    page_csp = (
-        "default-src 'none'; script-src 'self'; style-src 'self' " + csp_hash(NOSCRIPT_CSS) + "; "
-        "img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; "
-        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    )
+    page_csp = csp.header_policy()
     badge_csp = "default-src 'none'; script-src 'none'; sandbox"
     rules = [
         (
