@@ -821,3 +821,26 @@ def test_every_page_carries_the_header_policy_in_a_meta_element(site: tuple[Path
         assert not [d for d in meta_directives if d.split()[0] in {"frame-ancestors", "report-uri", "sandbox"}]
         assert meta_directives == [d for d in header_directives if not d.startswith("frame-ancestors")], page
         assert "script-src 'self'" in meta_directives and "'unsafe-inline'" not in value
+
+
+# --- N5: a base URL with a path ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url", ["https://owner.github.io/sizewise", "https://example.org/docs/", "http://[::1]:8080/x"]
+)
+def test_a_base_url_with_a_path_is_refused(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], url: str
+) -> None:
+    content, out = site
+    before = tree(out)
+    for argv in (
+        ["build", "--out", str(out), "--jobs", "1", "--base-url", url],
+        ["merge", "--out", str(out), "--base-url", url, str(out)],
+    ):
+        capsys.readouterr()
+        assert cli.main(["--content", str(content), *argv]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "has a path" in err, err
+    assert tree(out) == before
+    assert build(content, out, "--base-url", "https://owner.github.io/") == 0
