@@ -844,3 +844,35 @@ def test_a_base_url_with_a_path_is_refused(
         assert "Traceback" not in err and "has a path" in err, err
     assert tree(out) == before
     assert build(content, out, "--base-url", "https://owner.github.io/") == 0
+
+
+# --- N10: the supply chain of the workflow and the install ------------------------------------------
+
+
+def test_the_workflow_and_the_install_run_pinned_tools() -> None:
+    import re
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    workflow = yaml.safe_load((root / ".github/workflows/site.yml").read_text(encoding="utf-8"))
+    steps = [step for job in workflow["jobs"].values() for step in job.get("steps", [])]
+    uses = [step["uses"] for step in steps if "uses" in step]
+    assert uses
+    # Each action is pinned by commit digest, or named by a tag that Renovate is told to pin.
+    renovate = json.loads((root / "renovate.json").read_text(encoding="utf-8"))
+    bot_pins = "helpers:pinGitHubActionDigests" in renovate.get("extends", [])
+    for ref in uses:
+        assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref) or (bot_pins and "@" in ref), ref
+    for step in steps:
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert step.get("with", {}).get("persist-credentials") is False, step
+        if step.get("uses", "").startswith("cloudflare/wrangler-action@"):
+            assert re.fullmatch(r"\d+\.\d+\.\d+", str(step["with"].get("wranglerVersion", ""))), step
+    installs = [step["run"] for step in steps if "pip install" in step.get("run", "")]
+    assert installs and all("--build-constraint constraints-build.txt" in run for run in installs)
+    pins = (root / "constraints-build.txt").read_text(encoding="utf-8")
+    assert re.search(r"^pip==\d", pins, re.M) and re.search(r"^setuptools==\d", pins, re.M)
+    makefile = (root / "Makefile").read_text(encoding="utf-8")
+    assert "--upgrade pip" not in makefile
+    assert "--build-constraint constraints-build.txt" in makefile
