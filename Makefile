@@ -10,18 +10,20 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: build test check lint typecheck typecheck-js check-content calibrate clean i18n serve golden browser audit bench lock
 
-$(STAMP): pyproject.toml constraints.txt
+# pip and the setuptools that builds the project are pinned too (constraints-build.txt): an install
+# never runs an installer or build backend newer than the one the lock was made with.
+$(STAMP): pyproject.toml constraints.txt constraints-build.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]' -c constraints.txt
+	$(PY) -m pip install -q -c constraints-build.txt pip
+	$(PY) -m pip install -q -e '.[test]' -c constraints.txt --build-constraint constraints-build.txt
 	touch $(STAMP)
 
 # constraints.txt pins every package the project installs to the version `make lock` last resolved.
 lock:
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(PYTHON) -m venv "$$tmp" && \
-	"$$tmp/bin/python" -m pip install -q --upgrade pip && \
-	"$$tmp/bin/python" -m pip install -q -e '.[test]' && \
+	"$$tmp/bin/python" -m pip install -q -c constraints-build.txt pip && \
+	"$$tmp/bin/python" -m pip install -q -e '.[test]' --build-constraint constraints-build.txt && \
 	{ echo "# Exact versions of every package the project installs; regenerate with: make lock"; \
 	  "$$tmp/bin/python" -m pip freeze --exclude-editable; } > constraints.txt
 

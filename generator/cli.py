@@ -280,14 +280,29 @@ def site_config() -> dict[str, Any]:
 _BASE_URL = re.compile(
     r"https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:/[\w.~%-]*)*"
 )
+_ORIGIN = re.compile(r"https?://[^/]+/?")
 
 
 def check_base_url(url: str) -> str:
-    """The site's absolute base URL without a trailing slash; UserError unless it is a plain http(s) URL."""
+    """The site's absolute base URL without a trailing slash; UserError unless it is a plain http(s) URL
+    of a host's root.
+
+    Every link, asset, fetch, search result and workbench request of the site is root-absolute
+    (``/en/``, ``/assets/...``), so the site works only at the root of its host; a URL with a path
+    (a GitHub project site, ``https://owner.github.io/sizewise``) would build pages whose links all
+    miss, and is refused instead.
+    """
     if not _BASE_URL.fullmatch(url) or len(url) > 200:
         raise UserError(
-            f"--base-url must be an absolute http(s) URL such as https://example.org or https://example.org/docs "
+            f"--base-url must be an absolute http(s) URL such as https://example.org "
             f"(no spaces, quotes, query or fragment), got {url!r}"
+        )
+    if not _ORIGIN.fullmatch(url):
+        origin = _ORIGIN.match(url)
+        raise UserError(
+            f"--base-url {url} has a path: the site links from the root of its host (/en/, /assets/…), so it "
+            f"must be served at {origin.group().rstrip('/') if origin else 'a root'}/ itself; use a custom "
+            "domain or a user or organization site (https://owner.github.io) rather than a project site"
         )
     return url.rstrip("/")
 

@@ -618,3 +618,261 @@ def test_watcher_survives_a_folder_that_disappears_and_ignores_the_output(tmp_pa
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(Path, "stat", vanishing)
         assert serve.snapshot([catalog, tmp_path / "gone"], out) == {}
+
+
+# --- N13-N16: names, dates, numbers, locales, static files, full disks, pipes ----------------------
+
+
+def test_new_model_refuses_a_named_pipe_instead_of_waiting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pipe = tmp_path / "config.json"
+    os.mkfifo(pipe)
+    code = _run_with_timeout(["--content", str(tmp_path), "new-model", str(pipe), "--stdout"], timeout_s=10)
+    assert code == 2, f"new-model exited {code} (None: it hung)"
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "not a regular file" in err, err
+
+
+def test_a_build_inside_another_build_is_refused(site: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    content, out = site
+    before = tree(out)
+    assert build(content, out / "sub") == 2
+    assert "inside" in capsys.readouterr().err
+    assert tree(out) == before
+
+
+def test_a_build_inside_a_folder_being_built_is_refused(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, _ = site
+    fresh = content.parent / "fresh"
+    real = outdir.finish_tree
+    inner: list[int] = []
+
+    def meanwhile(tmp: Path, data: dict[str, object]) -> None:
+        if not inner:
+            inner.append(build(content, fresh / "sub"))
+        real(tmp, data)
+
+    monkeypatch.setattr(outdir, "finish_tree", meanwhile)
+    assert build(content, fresh) == 0
+    assert inner == [2]
+    assert "another build is writing" in capsys.readouterr().err
+    assert not (fresh / "sub").exists()
+
+
+def test_a_full_disk_before_the_temporary_tree_is_marked_leaves_nothing(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, out = site
+    real = Path.write_bytes
+
+    def full(self: Path, data: bytes) -> int:
+        if self.name == outdir.PARTIAL:
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    assert build(content, out, "--force") != 0
+    monkeypatch.setattr(Path, "write_bytes", real)
+    assert not [p for p in out.parent.iterdir() if ".sizewise-tmp-" in p.name]
+
+
+LLAMA = "models/llama-3-1-8b-instruct.yaml"
+QWEN = "models/qwen3-30b-a3b.yaml"
+APPLE = "hardware/apple-m4-max-40c-128gb.yaml"
+REFUSED: list[tuple[str, str, str, str, str]] = [
+    ("blank name", LLAMA, "name: Llama-3.1-8B-Instruct", 'name: "   "', "blank"),
+    ("invisible character", LLAMA, "name: Llama-3.1-8B-Instruct", 'name: "Llama-3.1-8B\\u200b-Instruct"', "U+200B"),
+    ("no-break space", LLAMA, "name: Llama-3.1-8B-Instruct", 'name: "Llama-3.1\\u00a08B"', "U+00A0"),
+    ("Cyrillic look-alike", LLAMA, "name: Llama-3.1-8B-Instruct", "name: Llаma-3.1-8B-Instruct", "cyrillic"),
+    ("same name, other case", QWEN, "name: Qwen3-30B-A3B", "name: llama-3.1-8b-INSTRUCT", LLAMA),
+    # the rest of the line becomes a comment
+    ("same name, full width", APPLE, "name: Apple Mac Studio", "name: ＮＶＩＤＩＡ  GeForce RTX 4090 #", HW),
+    ("price dated 2099", HW, "date: 2022-09-20", "date: 2099-09-20", "in the future"),
+    ("API price seen in 2099", "prices/api.yaml", "date_seen: 2026-11-05", "date_seen: 2099-11-05", "in the future"),
+    ("octal 040", HW, "memory_gib: 24", "memory_gib: 040", "octal (32): write 40"),
+    ("base 60", HW, "memory_gib: 24", "memory_gib: 1:30", "base-60"),
+]
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "says"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_names_dates_and_octal_numbers_check_content_refuses(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], rel: str, old: str, new: str, says: str
+) -> None:
+    content, _ = site
+    edit(content / rel, old, new)
+    capsys.readouterr()
+    assert cli.main(["--content", str(content), "check-content"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and rel in err and says.lower() in err.lower(), err
+
+
+def test_a_one_language_build_links_to_no_other_language(site: tuple[Path, Path]) -> None:
+    import re
+
+    content, out = site
+    assert build(content, out, "--locale", "fr", "--base-url", "https://sizewise.example") == 0
+    # Minified pages quote attributes only where needed.
+    foreign = re.compile(r"""(?:href=["']?(?:https://sizewise\.example)?/(?:en|zh)/|hreflang=["']?(?:en|zh-Hans)\b)""")
+    pages = sorted(out.rglob("*.html"))
+    assert pages
+    linking = [str(p.relative_to(out)) for p in pages if foreign.search(p.read_text(encoding="utf-8"))]
+    assert linking == []
+    assert (out / "fr/index.html").is_file() and not (out / "en").exists()
+
+
+def test_only_the_static_files_pages_load_are_published(
+    site: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.publish import writer
+
+    assert sorted(p.name for p in writer.STATIC.iterdir()) == sorted(writer.STATIC_FILES)
+    static = tmp_path / "static"
+    shutil.copytree(writer.STATIC, static)
+    (static / "notes.txt").write_text(SECRET)
+    (static / ".env").write_text(SECRET)
+    (static / "site.css~").write_text(SECRET)
+    monkeypatch.setattr(writer, "STATIC", static)
+    content, out = site
+    assert build(content, out, "--force") == 0
+    published = sorted(p.name for p in (out / "assets").iterdir())
+    assert not [name for name in published if "notes" in name or "env" in name or "~" in name], published
+    assert not any(SECRET in p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
+
+
+# --- N9: an output folder that is a mount point ---------------------------------------------------
+
+
+def test_an_output_at_a_mount_point_is_refused_before_rendering(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.publish import writer
+
+    content, out = site
+    before = tree(out)
+    live = out.with_name("dist.changed.txt").read_bytes()
+    real = os.path.ismount
+    monkeypatch.setattr(os.path, "ismount", lambda p: Path(p) == out or real(p))
+
+    def never(*_args: object) -> object:
+        raise AssertionError("rendered before the mount point was refused")
+
+    monkeypatch.setattr(writer, "write_site", never)
+    edit(content / "pages/en/methodology.md", "\n", "\n\n")
+    capsys.readouterr()
+    assert build(content, out) == 2
+    assert "mount point" in capsys.readouterr().err
+    assert tree(out) == before
+    assert out.with_name("dist.changed.txt").read_bytes() == live
+    assert not [p for p in out.parent.iterdir() if ".sizewise-tmp-" in p.name]
+
+
+def test_a_build_that_fails_to_go_live_leaves_the_live_change_list(
+    site: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, out = site
+    changed_txt = out.with_name("dist.changed.txt")
+    live = changed_txt.read_bytes()
+    before = tree(out)
+
+    def busy(_tmp: Path, dest: Path) -> None:
+        raise OSError(16, "Device or resource busy", str(dest))
+
+    monkeypatch.setattr(outdir, "swap_in", busy)
+    edit(content / "pages/en/methodology.md", "\n", "\n\n")
+    assert build(content, out) != 0
+    assert changed_txt.read_bytes() == live
+    assert tree(out) == before
+    changed_txt.unlink()
+    assert build(content, out) != 0
+    assert not changed_txt.exists()
+
+
+# --- N4: a Content-Security-Policy where the host sends no headers --------------------------------
+
+
+def test_every_page_carries_the_header_policy_in_a_meta_element(site: tuple[Path, Path]) -> None:
+    import html as html_lib
+    import re
+
+    from generator.publish.serve import headers_for, parse_headers
+
+    _, out = site
+    rules = parse_headers((out / "_headers").read_text(encoding="utf-8"))
+    # Every page (the workbench's controls under assets/ are a fragment a page inserts, not a page).
+    pages = sorted(p for p in out.rglob("*.html") if p.parent.name != "assets")
+    assert len(pages) > 20
+    meta = re.compile(
+        r"""<meta (?:content=("[^"]*"|[^ >]*) http-equiv=["']?Content-Security-Policy["']?|"""
+        r"""http-equiv=["']?Content-Security-Policy["']? content=("[^"]*"|[^ >]*))>"""
+    )
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        found = meta.findall(text)
+        assert len(found) == 1, page
+        value = html_lib.unescape((found[0][0] or found[0][1]).strip('"'))
+        # First in <head> after the charset: a meta policy governs only what follows it.
+        head = text[: text.index("<title>")]
+        assert re.search(r"<meta charset=\"?utf-8\"?><meta [^>]*Content-Security-Policy", head, re.I), page
+        url = "/" + str(page.relative_to(out)).removesuffix("index.html")
+        header = dict(headers_for(url, rules))["Content-Security-Policy"]
+        meta_directives = [d.strip() for d in value.split(";")]
+        header_directives = [d.strip() for d in header.split(";")]
+        assert not [d for d in meta_directives if d.split()[0] in {"frame-ancestors", "report-uri", "sandbox"}]
+        assert meta_directives == [d for d in header_directives if not d.startswith("frame-ancestors")], page
+        assert "script-src 'self'" in meta_directives and "'unsafe-inline'" not in value
+
+
+# --- N5: a base URL with a path ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url", ["https://owner.github.io/sizewise", "https://example.org/docs/", "http://[::1]:8080/x"]
+)
+def test_a_base_url_with_a_path_is_refused(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], url: str
+) -> None:
+    content, out = site
+    before = tree(out)
+    for argv in (
+        ["build", "--out", str(out), "--jobs", "1", "--base-url", url],
+        ["merge", "--out", str(out), "--base-url", url, str(out)],
+    ):
+        capsys.readouterr()
+        assert cli.main(["--content", str(content), *argv]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "has a path" in err, err
+    assert tree(out) == before
+    assert build(content, out, "--base-url", "https://owner.github.io/") == 0
+
+
+# --- N10: the supply chain of the workflow and the install ------------------------------------------
+
+
+def test_the_workflow_and_the_install_run_pinned_tools() -> None:
+    import re
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    workflow = yaml.safe_load((root / ".github/workflows/site.yml").read_text(encoding="utf-8"))
+    steps = [step for job in workflow["jobs"].values() for step in job.get("steps", [])]
+    uses = [step["uses"] for step in steps if "uses" in step]
+    assert uses
+    # Each action is pinned by commit digest, or named by a tag that Renovate is told to pin.
+    renovate = json.loads((root / "renovate.json").read_text(encoding="utf-8"))
+    bot_pins = "helpers:pinGitHubActionDigests" in renovate.get("extends", [])
+    for ref in uses:
+        assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref) or (bot_pins and "@" in ref), ref
+    for step in steps:
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert step.get("with", {}).get("persist-credentials") is False, step
+        if step.get("uses", "").startswith("cloudflare/wrangler-action@"):
+            assert re.fullmatch(r"\d+\.\d+\.\d+", str(step["with"].get("wranglerVersion", ""))), step
+    installs = [step["run"] for step in steps if "pip install" in step.get("run", "")]
+    assert installs and all("--build-constraint constraints-build.txt" in run for run in installs)
+    pins = (root / "constraints-build.txt").read_text(encoding="utf-8")
+    assert re.search(r"^pip==\d", pins, re.M) and re.search(r"^setuptools==\d", pins, re.M)
+    makefile = (root / "Makefile").read_text(encoding="utf-8")
+    assert "--upgrade pip" not in makefile
+    assert "--build-constraint constraints-build.txt" in makefile

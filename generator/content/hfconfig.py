@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -902,12 +904,26 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    """The JSON object in ``path``, read as UTF-8 and at most MAX_CONFIG_BYTES long."""
+    """The JSON object in ``path``, read as UTF-8 and at most MAX_CONFIG_BYTES long.
+
+    Only a regular file is read: the file is opened without blocking and checked before any read,
+    so a FIFO (which would wait forever for a writer), a device or a socket is one error.
+    """
     try:
-        with path.open("rb") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"cannot read {path}: not a regular file (a folder, pipe, device or socket)")
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
             raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{path}: over {MAX_CONFIG_BYTES // 1024**2} MiB, too large for a config.json")
     try:

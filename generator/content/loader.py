@@ -8,9 +8,11 @@ of them, never a stack trace.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import difflib
 import functools
 import os
+import re
 import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -41,6 +43,7 @@ from generator.content.schema import (
     Source,
     Throughput,
     Wanted,
+    name_key,
 )
 from generator.content.types import Frozen
 
@@ -189,8 +192,30 @@ _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
 MAX_INT_DIGITS = 40
 
 
+_LEADING_ZEROS = re.compile(r"^([+-]?)[0_]+(?=[0-9])")
+
+
 def _int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
-    """YAML integers, with one too long to be a catalog value reported at its line instead of crashing."""
+    """YAML integers, with one too long to be a catalog value reported at its line instead of crashing.
+
+    YAML 1.1 (PyYAML's dialect) reads ``040`` as octal 32 and ``1:30`` as 90 (base 60), where a person
+    meant 40 and a time; both are refused with what to write instead (YAML 1.2 and JSON agree with us).
+    """
+    digits = str(node.value).replace("_", "").lstrip("+-")
+    if len(digits) > 1 and digits[0] == "0" and digits[1] not in "xXoObB":
+        plain = _LEADING_ZEROS.sub(r"\1", str(node.value))
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"integer {node.value} has a leading zero, which YAML 1.1 reads as octal "
+            f"({yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)}): "
+            f"write {plain} or quote it",
+            node.start_mark,
+        )
+    if ":" in digits:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value} reads as a base-60 number in YAML 1.1: quote it", node.start_mark
+        )
     if len(str(node.value).replace("_", "").lstrip("+-")) > MAX_INT_DIGITS + 2:  # 0x, 0o, 0b
         raise yaml.constructor.ConstructorError(
             None, None, f"integer with more than {MAX_INT_DIGITS} digits ({str(node.value)[:20]}...)", node.start_mark
@@ -505,6 +530,18 @@ def _unique(
     return {k: v.value for k, v in seen.items()}
 
 
+def _unique_names(items: list[Parsed[Entry]], what: str, problems: list[Problem]) -> None:
+    """Two entries of one kind may not share a name as a reader sees it (NFKC, case, spaces aside)."""
+    seen: dict[str, Parsed[Entry]] = {}
+    for item in items:
+        key = name_key(item.value.name)
+        if key in seen:
+            message = f"{what} name {item.value.name!r} is the name of {seen[key].file} ({seen[key].value.name!r})"
+            problems.append(Problem(item.file, item.line(("name",)), "name", message))
+        else:
+            seen[key] = item
+
+
 def _check_same_chip(
     entries: list[Parsed[Hardware]], hardware: Mapping[str, Hardware], problems: list[Problem]
 ) -> None:
@@ -643,9 +680,9 @@ def _check_prices(
         seen: set[str] = set()
         for i, provider in enumerate(cloud_p.value.providers):
             loc: Loc = ("providers", i, "name")
-            if provider.name in seen:
+            if name_key(provider.name) in seen:
                 problems.append(Problem(cloud_p.file, cloud_p.line(loc), field_name(loc), "duplicate provider"))
-            seen.add(provider.name)
+            seen.add(name_key(provider.name))
             _check_ref(cloud_p, loc, provider.name, named, "provider (no offer names it)", problems)
     if api_p:
         for i, price in enumerate(api_p.value.prices):
@@ -764,6 +801,37 @@ def _with_engines(
     return out
 
 
+# How far past today (UTC) a date may lie: the day already began in every time zone east of UTC.
+DATE_SLACK = dt.timedelta(days=1)
+
+
+def _dates(value: object, loc: Loc) -> Iterator[tuple[Loc, dt.date]]:
+    """Every date in a validated record, with where it is; release dates aside (a launch may be announced)."""
+    if isinstance(value, dt.date):
+        yield loc, value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            if name != "release_date":
+                yield from _dates(getattr(value, name), (*loc, name))
+    elif isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            yield from _dates(item, (*loc, i))
+
+
+def _check_dates(records: Iterable[Parsed[Any] | None], today: dt.date, problems: list[Problem]) -> None:
+    """A price, measurement or fit is dated the day it was seen, which cannot be after today: a date in
+    the future (2099 for 2029) would make every other price look years old, since the site counts a
+    price's age from the newest one."""
+    latest = today + DATE_SLACK
+    for parsed in records:
+        if parsed is None:
+            continue
+        for loc, date in _dates(parsed.value, ()):
+            if date > latest:
+                message = f"date {date} is in the future (after {latest}): date an observation the day it was made"
+                problems.append(Problem(parsed.file, parsed.line(loc), field_name(loc), message))
+
+
 def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     """Load and cross-check the whole catalog under ``root`` (the content/ folder)."""
     catalog, hardware_entries = _load(root, require_calibration)
@@ -780,11 +848,12 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
     if not root.is_dir():
         raise ContentErrors([Problem(str(root), 0, "", "content folder not found")])
     broken: set[str] = set()
-    models = _unique(
-        _entries(root, "models", Model, problems, broken), lambda m: m.slug, "slug", "model slug", problems
-    )
+    model_entries = _entries(root, "models", Model, problems, broken)
+    models = _unique(model_entries, lambda m: m.slug, "slug", "model slug", problems)
     hardware_entries = _entries(root, "hardware", Hardware, problems, broken)
     hardware = _unique(hardware_entries, lambda h: h.slug, "slug", "hardware slug", problems)
+    _unique_names(model_entries, "model", problems)
+    _unique_names(hardware_entries, "hardware", problems)
     _check_same_chip(hardware_entries, hardware, problems)
     for folder, found in (("models", models), ("hardware", hardware)):
         if not found and not any(_yaml_files(root / folder)):
@@ -808,6 +877,9 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
     models = _with_engines(models, arch_p, problems)
     if wanted_p:
         _check_wanted(wanted_p, models, hardware, problems)
+    today = dt.datetime.now(dt.UTC).date()
+    files: list[Parsed[Any] | None] = [*model_entries, *hardware_entries, *measurement_files]
+    _check_dates([*files, assumptions_p, calibration_p, cloud_p, api_p, quality_p, wanted_p, cli_p], today, problems)
 
     formats, kv_dtypes = _formats(formats_p, problems)
     engines = {e.name: e for e in engines_p.value.engines} if engines_p else {}

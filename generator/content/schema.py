@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import unicodedata
 from enum import StrEnum
 from typing import Annotated, Literal, Self
 
@@ -45,7 +46,43 @@ NonNegativeInt = Annotated[int, Field(ge=0, le=10**15)]
 PositiveFloat = Annotated[float, Field(gt=0, le=1e15)]
 Date = Annotated[dt.date, AfterValidator(_sane_date)]
 Slug = Annotated[str, Field(pattern=SLUG_RE.pattern, min_length=1, max_length=80)]
-Name = Annotated[str, Field(min_length=1, max_length=200)]
+
+# Characters a reader cannot see or that render as nothing: a name holding one looks like another name.
+_INVISIBLE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+_BLANK_LETTERS = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}  # Hangul fillers, braille blank
+# Scripts a name may mix with Latin (Chinese, Japanese and Korean names often carry a Latin part);
+# any other mix (Latin with Cyrillic or Greek letters) is how a look-alike of a name is spelt.
+_CJK_SCRIPTS = {"CJK", "HIRAGANA", "KATAKANA", "HANGUL", "BOPOMOFO"}
+
+
+def name_key(name: str) -> str:
+    """The form under which two names are the same name: NFKC, case-folded, runs of spaces as one."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def _readable_name(value: str) -> str:
+    """A name a person can read and tell apart: not blank, no invisible characters, one script."""
+    if not value.strip():
+        raise ValueError("a name must not be blank")
+    for ch in value:
+        if unicodedata.category(ch) in _INVISIBLE_CATEGORIES or ch in _BLANK_LETTERS or (ch.isspace() and ch != " "):
+            raise ValueError(f"a name must not hold invisible or control characters (U+{ord(ch):04X})")
+    if value != value.strip():
+        raise ValueError("a name must not start or end with a space")
+    scripts = set()
+    for ch in unicodedata.normalize("NFKC", value):
+        if ch.isalpha():
+            word = unicodedata.name(ch, "UNKNOWN").split()[0]
+            scripts.add("CJK" if word in _CJK_SCRIPTS else word)
+    if len(scripts) > 1 and not scripts <= {"LATIN", "CJK"}:
+        raise ValueError(
+            f"a name must not mix the letters of {', '.join(sorted(scripts)).lower()} scripts "
+            "(a look-alike of another name): write it in one script"
+        )
+    return value
+
+
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_readable_name)]
 Prose = Annotated[str, Field(max_length=20_000)]
 # A source is an https URL or `owner/repo:path[@commit]` in a public Git repository.
 SOURCE_RE = re.compile(

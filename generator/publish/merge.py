@@ -235,17 +235,20 @@ def merge(shard_dirs: Sequence[Path], out: Path, expected: incremental.Keys) -> 
     with outdir.exclusive(out):
         previous = incremental.previous(out)
         tmp = outdir.new_tree(out)
+        undo_changes = None
         try:
             totals = [place(shard.files(), shard.root, tmp) for shard in shards]
             outdir.finish_tree(tmp, manifest.data())
             # Whatever was added to the old folder while this run wrote the new one is not replaced either.
             outdir.check_replaceable(out)
-            # As in build: the list is written before the swap, so a kill in between leaves the old
-            # tree and the next run compares against it again.
+            # As in build: the list is written before the swap, and put back if the swap fails.
             changed = incremental.changes(previous.files(), manifest.files())
-            outdir.write_atomic(out.with_name(out.name + ".changed.txt"), "".join(p + "\n" for p in changed))
+            changed_txt = out.with_name(out.name + ".changed.txt")
+            undo_changes = outdir.write_changes(changed_txt, "".join(p + "\n" for p in changed))
             outdir.swap_in(tmp, out)
         except BaseException:
+            if undo_changes is not None:
+                undo_changes()
             outdir.discard(tmp)
             raise
     linked, copied, size = (sum(t[i] for t in totals) for i in range(3))

@@ -23,7 +23,7 @@ import re
 import secrets
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,18 +115,90 @@ def locked(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _mount_points() -> set[str]:
+    """Every mount point the kernel lists for this process (bind mounts included), or none where unknown."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return set()
+    points = set()
+    for line in lines:
+        fields = line.split(" ")
+        if len(fields) > 4:
+            # Spaces, tabs, newlines and backslashes in a path are written as octal escapes (\040).
+            points.add(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4]))
+    return points
+
+
+def check_not_mount(out: Path) -> None:
+    """Raise OutputError if ``out`` is a mount point (a container volume, a bind mount): a build writes a
+    temporary sibling and renames it over ``out``, which no kernel does to a mount point, so the build
+    would fail only after rendering everything. Checked before anything is rendered or written."""
+    if not out.is_dir() or out.is_symlink():
+        return
+    try:
+        own, parent = os.stat(out).st_dev, os.stat(out.parent).st_dev
+    except OSError:
+        return
+    if own != parent or os.path.ismount(out) or str(out) in _mount_points():
+        raise OutputError(
+            f"--out {out} is a mount point (a volume): a build replaces its output folder in one rename, "
+            f"which cannot move a mount point; build into a folder inside it (--out {out / 'site'}) "
+            "or mount the folder above it"
+        )
+
+
+def _lock_held(lock: Path) -> bool:
+    """Whether a running build holds the lock file ``lock`` (never creates it)."""
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
+def check_not_nested(out: Path) -> None:
+    """Raise OutputError if ``out`` lies inside a build's output, its temporary tree, or a folder a
+    running build is writing: a build there would replace or delete ``out`` with everything in it."""
+    for folder in out.parents:
+        if folder.parent == folder:
+            break
+        if (folder / MARKER).is_file() or (folder / PARTIAL).is_file():
+            raise OutputError(
+                f"--out {out} is inside {folder}, the output of another build, which replaces that whole "
+                "folder: choose a folder outside it"
+            )
+        if _lock_held(folder.with_name(f".{folder.name}.lock")):
+            raise OutputError(
+                f"--out {out} is inside {folder}, which another build is writing right now and will "
+                "replace: choose a folder outside it"
+            )
+
+
 @contextlib.contextmanager
 def exclusive(out: Path) -> Iterator[None]:
     """Everything a writer of ``out`` (a build, a merge) needs before it starts: ``out`` is refused if no
-    build made it, its lock is held, earlier runs' leftovers are removed, and what is written is
+    build made it, if it is a mount point, if it lies inside another build's output or a folder a build
+    is writing, or if its lock is held; earlier runs' leftovers are removed, and what is written is
     world-readable (umask 022). ``out`` is checked again under the lock: another run may have just
     finished."""
+    check_not_mount(out)
+    check_not_nested(out)
     check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0o022)
     try:
         with locked(out):
             remove_leftovers(out)
+            check_not_nested(out)
             check_replaceable(out)
             yield
     finally:
@@ -142,6 +214,25 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:  # a full disk must not leave the half-written file behind
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_changes(path: Path, text: str) -> Callable[[], None]:
+    """Write the change list ``path`` (before the swap: a kill in between leaves the old tree, and the
+    next run compares against it again); return what puts back the list of the build that is live, to
+    call if the new build then fails to go live, so the list never describes a build nobody can see."""
+    try:
+        old: str | None = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        old = None
+    write_atomic(path, text)
+
+    def undo() -> None:
+        if old is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_atomic(path, old)
+
+    return undo
 
 
 # Temporary and replaced trees: .<out>.sizewise-tmp-<32 hex> and .<out>.sizewise-old-<32 hex>.
@@ -178,9 +269,14 @@ def new_tree(out: Path) -> Path:
     """A marked, world-readable temporary sibling of ``out`` to write the next build into."""
     tmp = _sibling(out, "tmp")
     os.mkdir(tmp, DIR_MODE)
-    os.chmod(tmp, DIR_MODE)
-    (tmp / PARTIAL).write_bytes(b"")
-    os.chmod(tmp / PARTIAL, FILE_MODE)
+    try:
+        os.chmod(tmp, DIR_MODE)
+        (tmp / PARTIAL).write_bytes(b"")
+        os.chmod(tmp / PARTIAL, FILE_MODE)
+    except BaseException:
+        # A full disk between the folder and its mark would leave a folder no later build may remove.
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return tmp
 
 

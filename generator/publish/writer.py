@@ -10,7 +10,6 @@ for duplicates before anything is written, and everything lands in a temporary s
 
 from __future__ import annotations
 
-import base64
 import concurrent.futures
 import contextlib
 import ctypes
@@ -23,25 +22,43 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from generator.content.catalog import Catalog
+from generator.content.loader import read_plain
 from generator.publish import hosts, incremental, outdir
 from generator.publish.progress import Progress
-from generator.site import api, badges, pages, routes, sitemap
+from generator.site import api, badges, csp, pages, routes, sitemap
 from generator.site.browser_data import WORKBENCH_LIMITS, encoded, finder_data, shared_data
 from generator.site.cells import describe_templates, reason_templates
 from generator.site.hardware_page import HardwareRow, device_groups, hardware_rows
 from generator.site.i18n import LANGS, number_spec, translations
 from generator.site.pages import ModelGroup, SiteGroup
-from generator.site.render import NOSCRIPT_CSS, minify, render
+from generator.site.render import minify, render
 from generator.site.routes import Route
 from generator.sizing.estimate import SIZING_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
+# The files of static/ that pages load (templates by ``assets['name']``, the entry modules and page
+# contexts by name, modules by import): only these are published, so nothing else put in static/
+# (notes, an editor's backup, a secret) ever reaches the site. A test keeps the list and the folder equal.
+STATIC_FILES = (
+    "copy.js",
+    "display.js",
+    "favicon.svg",
+    "finder-page.js",
+    "finder.js",
+    "home.js",
+    "leaderboard.js",
+    "picker.js",
+    "search.js",
+    "site.css",
+    "sizing.js",
+    "workbench.js",
+)
 
 Output = tuple[str, bytes]
 Written = list[tuple[str, int, str]]
@@ -89,7 +106,7 @@ def fingerprint(name: str, data: bytes) -> tuple[str, bytes]:
 
 def assets(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
     """Static files and the search index, with content-hashed names: logical name -> (URL, bytes)."""
-    out = {path.name: fingerprint(path.name, path.read_bytes()) for path in sorted(STATIC.iterdir())}
+    out = {name: fingerprint(name, read_plain(STATIC / name, STATIC)) for name in STATIC_FILES}
     out["search-index"] = fingerprint("search-index.json", search_index(catalog))
     out["sizing-data"] = fingerprint("sizing-data.json", encoded(shared_data(catalog)))
     out["finder-data"] = fingerprint("finder-data.json", encoded(finder_data(catalog)))
@@ -190,6 +207,8 @@ def render_page(route: Route, group: ModelGroup | SiteGroup, settings: Settings)
         route=route,
         base_url=settings.base_url,
         assets=settings.assets,
+        # The language links name only the languages this build writes (a --locale build has one).
+        langs=settings.langs,
         breadcrumbs=crumbs,
         # Pair pages are most of the site: their breadcrumb is in the markup and the URL alone.
         jsonld=None if route.kind == "pair" else jsonld(crumbs, settings),
@@ -243,13 +262,8 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
     for name, schema in api.SCHEMAS.items():
         yield f"api/v1/schema/{name}.json", dump(schema.model_json_schema(), settings.minify)
     for name, template in (("index.html", "root.html"), ("404.html", "404.html")):
-        html = render(template, "en", base_url=settings.base_url, assets=settings.assets)
+        html = render(template, "en", base_url=settings.base_url, assets=settings.assets, langs=settings.langs)
         yield name, published(html, settings)
-
-
-def csp_hash(text: str) -> str:
-    """A CSP source expression allowing exactly this inline text: 'sha256-<base64>'."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
 def headers_file() -> bytes:
@@ -259,11 +273,7 @@ def headers_file() -> bytes:
     be framed. Badges are embedded cross-origin as images: they run nothing, load nothing, and are
     sandboxed when opened directly.
     """
-    page_csp = (
-        "default-src 'none'; script-src 'self'; style-src 'self' " + csp_hash(NOSCRIPT_CSS) + "; "
-        "img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; "
-        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    )
+    page_csp = csp.header_policy()
     badge_csp = "default-src 'none'; script-src 'none'; sandbox"
     rules = [
         (
@@ -599,18 +609,21 @@ def _build_locked(
     settings = Settings(base_url.rstrip("/"), urls, content, tmp, langs, minify)
     # A live line on a terminal; one line per phase in CI logs and pipes.
     progress = Progress(live=sys.stderr.isatty() and not os.environ.get("CI"))
+    undo_changes: Callable[[], None] | None = None
     try:
         written, manifest = write_site(catalog, settings, asset_files, jobs, plan, progress)
         outdir.finish_tree(tmp, manifest.data())
         # Whatever was added to the old folder while this run wrote the new one is not replaced either.
         outdir.check_replaceable(out)
         if not shard:
-            # Written before the swap: a kill in between leaves the old tree, and the next build
-            # compares against it again, so no change is ever missing from the list.
+            # Written before the swap, so no change is ever missing from the list; put back if the
+            # swap fails.
             changed = incremental.changes(before, manifest.files())
-            outdir.write_atomic(changed_txt, "".join(p + "\n" for p in changed))
+            undo_changes = outdir.write_changes(changed_txt, "".join(p + "\n" for p in changed))
         outdir.swap_in(tmp, out)
     except BaseException:
+        if undo_changes is not None:
+            undo_changes()
         outdir.discard(tmp)
         raise
     rendered_models = len(plan.models)

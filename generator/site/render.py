@@ -21,6 +21,7 @@ from babel.lists import format_list
 from markupsafe import Markup, escape
 
 from generator.site import routes
+from generator.site.csp import NOSCRIPT_CSS, meta_policy
 from generator.site.i18n import BABEL_LOCALE, HREFLANG, HTML_LANG, LANG_NAMES, LANGS, NumberFormat, translations
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
@@ -30,9 +31,6 @@ CACHE = Path(__file__).resolve().parents[2] / ".cache" / "jinja"
 
 # The class of a verdict badge (site.css; workbench.js and finder-page.js use the same).
 VERDICT_CLASS = {"comfortable": "ok", "tight": "tight", "oom": "oom"}
-
-# The one inline style of every page (inside <noscript>); the Content-Security-Policy allows it by hash.
-NOSCRIPT_CSS = ".js-only{display:none!important}"
 
 
 def json_script(data: Any) -> Markup:
@@ -225,6 +223,7 @@ def environment(lang: str) -> jinja2.Environment:
         urls=routes,
         json_script=json_script,
         noscript_css=NOSCRIPT_CSS,
+        csp_meta=meta_policy(),
         # Items joined as the language writes a list ("A, B and C", "A、B和C").
         list_of=functools.partial(format_list, locale=BABEL_LOCALE[lang]),
         source_url=source_url,
