@@ -126,13 +126,17 @@ class ModelFacts:
 
 def _attention_rows(model: Model) -> tuple[AttentionRow, ...]:
     """The model's attention geometries, one per distinct (heads, KV heads, head size); an MLA block counts
-    its heads as KV heads and its query-key width as the head size, as its config does."""
+    its heads as KV heads and its query-key width as the head size, as its config does; a compressed
+    block (DeepSeek V4) its one latent KV head."""
     rows: dict[tuple[int, int, int], int] = {}
     for block, n in layout(model).attention:
         if isinstance(block, MLABlock):
             key = (block.heads, block.heads, block.qk_nope_head_dim + block.qk_rope_head_dim)
         else:
             key = (block.heads, block.kv_heads, block.head_dim)
+        rows[key] = rows.get(key, 0) + n
+    for cblock, n in layout(model).compressed:
+        key = (cblock.heads, 1, cblock.head_dim)  # one latent KV head (DeepSeek V4)
         rows[key] = rows.get(key, 0) + n
     only = len(rows) == 1
     return tuple(AttentionRow(h, kv, d, None if only else n) for (h, kv, d), n in rows.items())
