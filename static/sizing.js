@@ -680,7 +680,6 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
     byBlock.push([nbytes, block]);
     perToken += perLayer * n;
   }
-  let full = 0;
   for (const [block, n] of laid.compressed) {
     const nbytes = n * compressedCache(block, engine, kvBytes, context, seqs);
     attention += nbytes;
@@ -689,7 +688,6 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
       const index = block.indexer ? block.indexer.head_dim * kvBytes : 0.0;
       perToken += n * (block.head_dim * kvBytes + index) / block.ratio;
     }
-    full += n;
   }
   let state = 0.0;
   for (const [block, n] of laid.recurrent) state += n * seqs * stateBytesPerSeqLayer(block, engine);

@@ -327,32 +327,21 @@ _LETTERS = {
 }
 
 
-def runs(specs: tuple[LayerSpec, ...], blocks: dict[str, Block] | None = None) -> tuple[Run, ...]:
+def runs(specs: tuple[LayerSpec, ...], blocks: dict[str, Block]) -> tuple[Run, ...]:
     """A short schedule for ``specs``: a repeated unit (and the unit's first layers for what remains)
-    when the layers are periodic; else a letter pattern when ``blocks`` are given; else runs of one
-    repeated layer."""
+    when the layers are periodic, else a letter pattern (Nemotron-H's letters where a layer is one block)."""
     p = _period(specs)
     if p < len(specs) or len(specs) == 1:
         out: list[Run] = [Repeat(repeat=len(specs) // p, unit=specs[:p])]
         if len(specs) % p:
             out.append(Repeat(repeat=1, unit=specs[: len(specs) % p]))
         return tuple(out)
-    if blocks is not None:
-        letters: dict[LayerSpec, str] = {}
-        for spec in specs:
-            if spec in letters:
-                continue
-            names = [n for n in spec if n]
-            preferred = _LETTERS.get(blocks[names[0]].kind, "") if len(names) == 1 else ""
-            free = [c for c in preferred + "ABCDFGHIJKLNOPQRSTUVWXYZ" if c not in letters.values()]
-            letters[spec] = free[0]
-        return (Pattern(pattern="".join(letters[s] for s in specs), map={v: k for k, v in letters.items()}),)
-    out = []
-    i = 0
-    while i < len(specs):
-        j = i
-        while j < len(specs) and specs[j] == specs[i]:
-            j += 1
-        out.append(Repeat(repeat=j - i, unit=(specs[i],)))
-        i = j
-    return tuple(out)
+    letters: dict[LayerSpec, str] = {}
+    for spec in specs:
+        if spec in letters:
+            continue
+        names = [n for n in spec if n]
+        preferred = _LETTERS.get(blocks[names[0]].kind, "") if len(names) == 1 else ""
+        free = [c for c in preferred + "ABCDFGHIJKLNOPQRSTUVWXYZ" if c not in letters.values()]
+        letters[spec] = free[0]
+    return (Pattern(pattern="".join(letters[s] for s in specs), map={v: k for k, v in letters.items()}),)

@@ -81,9 +81,6 @@ class KVCache:
     attention_bytes: int
     state_bytes: int
     bytes_per_token: float
-    full_layers: int
-    sliding_layers: int
-    recurrent_layers: int
     # Attention cache bytes by the share of them a tensor-parallel rank keeps for 2, 4 and 8 ranks
     # (blocks whose KV heads split alike are summed together): see ``per_rank``.
     by_block: tuple[tuple[float, AttentionBlock | MLABlock | CompressedMLABlock], ...] = ()
@@ -159,7 +156,6 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
     attention = 0.0
     per_token = 0.0
     by_block: list[tuple[float, AttentionBlock | MLABlock | CompressedMLABlock]] = []
-    full = sliding = 0
     # A fixed order (layout's: full, windowed, MLA; then the recurrent kinds) keeps the float sums
     # identical run to run (and in the browser's sizing model).
     for block, n in laid.attention:
@@ -169,10 +165,6 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
         attention += nbytes
         by_block.append((nbytes, block))
         per_token += per_layer * n
-        if window is None:
-            full += n
-        else:
-            sliding += n
     for cblock, n in laid.compressed:
         nbytes = n * compressed_cache(cblock, engine, kv_bytes, context, seqs)
         attention += nbytes
@@ -180,7 +172,6 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
         if cblock.ratio:
             index = cblock.indexer.head_dim * kv_bytes if cblock.indexer else 0.0
             per_token += n * (cblock.head_dim * kv_bytes + index) / cblock.ratio
-        full += n
     state = 0.0
     for rblock, n in laid.recurrent:
         state += n * seqs * state_bytes_per_seq_layer(rblock, engine)
@@ -190,9 +181,6 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
         attention_bytes=math.ceil(attention),
         state_bytes=math.ceil(state),
         bytes_per_token=per_token,
-        full_layers=full,
-        sliding_layers=sliding,
-        recurrent_layers=laid.num_layers - full - sliding,
         by_block=tuple(by_block),
     )
 
