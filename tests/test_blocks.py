@@ -7,11 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from generator.content.catalog import Catalog
 from generator.content.hfconfig import ConfigError, load_config
-from generator.content.schema import Model
 from generator.sizing.kv import kv_cache
 from generator.sizing.layout import layout, state_bytes_per_seq_layer
 from generator.sizing.memory import tp_valid
@@ -20,12 +18,6 @@ from generator.sizing.scenario import Scenario
 from tests.conftest import ROOT
 
 CONFIGS = ROOT / "research" / "configs"
-PENDING = ROOT / "research" / "models-pending"
-
-
-def pending_model(slug: str) -> Model:
-    """A model the engine sizes that the site does not publish yet (see content/wanted.yaml)."""
-    return Model.model_validate(yaml.safe_load((PENDING / f"{slug}.yaml").read_text()), strict=False)
 
 
 def test_gemma4_keeps_two_head_geometries(catalog: Catalog) -> None:
@@ -238,7 +230,7 @@ def test_hyper_connections_and_pooled_indexer(catalog: Catalog) -> None:
     """GLM-5.3-Flash: four mHC streams add 2 × (24 × 16,384 + 24 + 3) = 786,486 parameters per layer; its
     pooled indexer caches a key and gate logits (2 × 128 values) beside the 512-value latent (no RoPE
     part) per token on the 11 sparse layers; the 34 KDA layers keep 64 × 128 × 128 FP32 states."""
-    model = pending_model("glm-5-3-flash")
+    model = catalog.model("glm-5-3-flash")
     assert abs(declared_mismatch(model, count_params(model)) or 1) < 0.005
     p = count_params(model)
     assert p.total == 313_326_811_966 and p.mtp == 7_432_592_416

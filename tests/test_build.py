@@ -101,3 +101,30 @@ def test_merged_shards_equal_a_single_build(catalog: Catalog, tmp_path: Path) ->
         assert not set(part_files) & set(merged), "shards must be disjoint"
         merged.update(part_files)
     assert merged == files(single)
+
+
+def test_a_card_no_engine_of_the_model_runs_on_has_no_pair_and_says_why(catalog: Catalog, tmp_path: Path) -> None:
+    """GLM-5.3-Flash loads only on vLLM and SGLang (architectures.yaml), which do not run on Apple silicon: the
+    Mac has no pair page, JSON or sitemap entry for it; the model page, the Mac's page and both JSON name
+    the Mac and the model instead, and the model page compares accelerators at FP8 on vLLM."""
+    catalog = catalog.subset(("glm-5-3-flash", "qwen3-8b"), ("h200-sxm", "apple-m3-ultra-80c-512gb"))
+    out = tmp_path / "dist"
+    writer.build(catalog, out, jobs=1, content=CONTENT, langs=("en", "fr"))
+    built = files(out)
+    assert "en/models/glm-5-3-flash/h200-sxm/index.html" in built
+    assert "api/v1/pairs/glm-5-3-flash/h200-sxm.json" in built
+    assert not [f for f in built if "glm-5-3-flash/apple" in f]
+    assert "en/models/qwen3-8b/apple-m3-ultra-80c-512gb/index.html" in built
+    assert not any(b"glm-5-3-flash/apple" in data for name, data in built.items() if name.endswith(".xml"))
+    model = json.loads(built["api/v1/models/glm-5-3-flash.json"])
+    assert model["not_run_on"] == ["apple-m3-ultra-80c-512gb"] and model["engines"] == ["vllm", "sglang"]
+    assert (model["leaderboard_quant"], model["leaderboard_engine"]) == ("FP8", "vllm")
+    assert [r["hardware"] for r in model["leaderboard"]] == ["h200-sxm"]
+    mac = json.loads(built["api/v1/hardware/apple-m3-ultra-80c-512gb.json"])
+    assert mac["models_not_run"] == ["glm-5-3-flash"] and [r["model"] for r in mac["models"]] == ["qwen3-8b"]
+    page = built["en/models/glm-5-3-flash/index.html"].decode()
+    assert "Where no engine runs it" in page and "Only vLLM and SGLang load GLM-5.3-Flash" in page
+    assert "href=/en/hardware/apple-m3-ultra-80c-512gb/>" in page  # minified markup
+    assert "FP8 on vLLM at" in page  # the leaderboard's caption
+    hw_page = built["fr/hardware/apple-m3-ultra-80c-512gb/index.html"].decode()
+    assert "seuls vLLM et SGLang le chargent" in hw_page and "href=/fr/models/glm-5-3-flash/>" in hw_page

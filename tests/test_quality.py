@@ -84,7 +84,7 @@ def test_json_carries_the_labels(catalog: Catalog) -> None:
     pair = pair_data(catalog, model, catalog.hardware["rtx-4090"])
     quality = model_quality(catalog, model)
     pair_js = api.pair_json(pair, quality).model_dump(mode="json")
-    model_js = api.model_json([pair], quality).model_dump(mode="json")
+    model_js = api.model_json(catalog, [pair], quality).model_dump(mode="json")
     by_format = {r["quant"]: r["quality"] for r in pair_js["quant_matrix"]}
     assert by_format["Q4_K_M"] == model_js["quality"]["Q4_K_M"]["label"] == "balanced"
     assert model_js["quality"]["Q4_K_M"]["metric"] == "ppl_ratio"

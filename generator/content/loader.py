@@ -834,15 +834,16 @@ def _check_dates(records: Iterable[Parsed[Any] | None], today: dt.date, problems
 
 def load_catalog(root: Path, *, require_calibration: bool = True) -> Catalog:
     """Load and cross-check the whole catalog under ``root`` (the content/ folder)."""
-    catalog, hardware_entries = _load(root, require_calibration)
+    catalog, hardware_entries, model_entries = _load(root, require_calibration)
     problems: list[Problem] = []
     _check_multi_chip(hardware_entries, catalog, problems)
+    _check_hosted(model_entries, catalog, problems)
     if problems:
         raise ContentErrors(problems)
     return catalog
 
 
-def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[Hardware]]]:
+def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[Hardware]], list[Parsed[Model]]]:
     """The catalog under ``root`` and its hardware files, with every check that needs no sizing."""
     problems: list[Problem] = []
     if not root.is_dir():
@@ -921,7 +922,23 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
         wanted=wanted_p.value.wanted if wanted_p else (),
         programs=cli_p.value.programs if cli_p else (),
     )
-    return catalog, hardware_entries
+    return catalog, hardware_entries, model_entries
+
+
+def _check_hosted(entries: list[Parsed[Model]], catalog: Catalog, problems: list[Problem]) -> None:
+    """Some accelerator of the catalog must run each model (on an engine that loads its architecture),
+    or it would have no report at all."""
+    from generator.sizing.estimate import hosts
+
+    for parsed in entries:
+        model = catalog.models.get(parsed.value.slug)
+        if model is None or hosts(catalog, model):
+            continue
+        engines = ", ".join(e for e in model.engines or ()) or "none"
+        message = f"no accelerator of the catalog runs {model.slug}: the engines that load it ({engines}) run on none"
+        problems.append(
+            Problem(parsed.file, parsed.line(("architecture", "model_type")), "architecture.model_type", message)
+        )
 
 
 def _check_multi_chip(entries: list[Parsed[Hardware]], catalog: Catalog, problems: list[Problem]) -> None:
@@ -935,6 +952,9 @@ def _check_multi_chip(entries: list[Parsed[Hardware]], catalog: Catalog, problem
         if hw.chips == 1 or catalog.hardware.get(hw.slug) is not hw:
             continue
         for model in catalog.models.values():
+            # A model whose engines do not run on this platform at all has no pairs here (its pages say so).
+            if not any(model.runs_on(e.name) and e.backends_on(hw) for e in catalog.engines.values()):
+                continue
             try:
                 default_scenario(catalog, model, hw)
             except LookupError:

@@ -38,6 +38,7 @@ from generator.site.i18n import LANGS, number_spec, translations
 from generator.site.pages import ModelGroup, SiteGroup
 from generator.site.render import minify, render
 from generator.site.routes import Route
+from generator.sizing import estimate
 from generator.sizing.estimate import SIZING_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -232,7 +233,10 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
     out.append(
         (
             routes.api_model(slug).lstrip("/"),
-            dump(api.model_json(list(group.pairs), group.shared["quality"]).model_dump(mode="json"), settings.minify),
+            dump(
+                api.model_json(catalog, list(group.pairs), group.shared["quality"]).model_dump(mode="json"),
+                settings.minify,
+            ),
         )
     )
     out.append(
@@ -256,7 +260,7 @@ def site_outputs(catalog: Catalog, settings: Settings, rows: dict[str, list[Hard
     for hw in catalog.hardware.values():
         yield (
             routes.api_hardware(hw.slug).lstrip("/"),
-            dump(api.hardware_json(hw, rows[hw.slug]).model_dump(mode="json"), settings.minify),
+            dump(api.hardware_json(catalog, hw, rows[hw.slug]).model_dump(mode="json"), settings.minify),
         )
     yield "api/v1/index.json", dump(api.index_json(catalog).model_dump(mode="json"), settings.minify)
     for name, schema in api.SCHEMAS.items():
@@ -512,8 +516,8 @@ def _render_site(
         by_hw: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
         for slug, model in catalog.models.items():
             model_rows = rows[slug] if slug in rows else hardware_rows(catalog, model)
-            for row, hw in zip(model_rows, catalog.hardware, strict=True):
-                by_hw[hw].append(row)
+            for row, hw in zip(model_rows, estimate.hosts(catalog, model), strict=True):
+                by_hw[hw.slug].append(row)
         site: Written = []
         site += write_files(site_outputs(catalog, settings, by_hw), settings.root)
         site += write_files(sitemap.outputs(catalog, settings.base_url, settings.langs), settings.root)

@@ -15,9 +15,8 @@ from generator.site.hardware_page import HardwareRow
 from generator.site.pair_page import ContextRow, FormatRow, PairData
 from generator.site.quality import Quality
 from generator.site.setups import Answer, Setup
-from generator.sizing.estimate import SIZING_VERSION, Estimate
+from generator.sizing.estimate import SIZING_VERSION, Estimate, standard_setup
 from generator.sizing.params import count_params
-from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT
 from generator.sizing.serving import Load, Serving
 
 Verdict = Literal["comfortable", "tight", "oom"]
@@ -225,6 +224,10 @@ class ModelJSON(Payload):
     leaderboard_quant: str
     leaderboard_engine: str
     leaderboard: list[HardwareSummary]
+    # The engines that load this model's architecture, and the accelerators none of them runs on (no
+    # pair, no page: the model page lists them).
+    engines: list[str]
+    not_run_on: list[str]
 
 
 class ModelOnHardware(Payload):
@@ -265,6 +268,8 @@ class HardwareJSON(Payload):
     sources: list[str]
     facts: dict[str, Any]
     models: list[ModelOnHardware]
+    # Models that no engine loading their architecture runs on this accelerator (no pair, no page).
+    models_not_run: list[str]
 
 
 class IndexModel(Payload):
@@ -490,10 +495,12 @@ def _serving(s: Serving) -> ServingJSON:
     )
 
 
-def model_json(pairs: list[PairData], quality: Mapping[str, Quality]) -> ModelJSON:
+def model_json(catalog: Catalog, pairs: list[PairData], quality: Mapping[str, Quality]) -> ModelJSON:
     """A model's JSON with its leaderboard over every accelerator that runs the common setup."""
     m = pairs[0].model
     params = pairs[0].est.params
+    std = standard_setup(catalog, m)
+    paired = {p.hardware.slug for p in pairs}
     return ModelJSON(
         engine_version=SIZING_VERSION,
         slug=m.slug,
@@ -512,8 +519,8 @@ def model_json(pairs: list[PairData], quality: Mapping[str, Quality]) -> ModelJS
         badge=routes.badge(m.slug),
         sources=list(m.sources),
         quality={name: QualityInfo.model_validate(q.to_json()) for name, q in quality.items()},
-        leaderboard_quant=DEFAULT_FORMAT,
-        leaderboard_engine=DEFAULT_ENGINE,
+        leaderboard_quant=std[0].name,
+        leaderboard_engine=std[1].name,
         leaderboard=[
             HardwareSummary(
                 hardware=p.hardware.slug,
@@ -532,6 +539,8 @@ def model_json(pairs: list[PairData], quality: Mapping[str, Quality]) -> ModelJS
             for p in pairs
             if (e := p.standard) is not None
         ],
+        engines=[e.name for e in catalog.engines.values() if m.runs_on(e.name)],
+        not_run_on=[h for h in catalog.hardware if h not in paired],
     )
 
 
@@ -582,8 +591,9 @@ def index_json(catalog: Catalog) -> IndexJSON:
     )
 
 
-def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
+def hardware_json(catalog: Catalog, hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
     """An accelerator's JSON with the best format of every model on it."""
+    paired = {row.model_slug for row in rows}
     out = [
         ModelOnHardware(
             model=row.model_slug,
@@ -619,4 +629,5 @@ def hardware_json(hw: Hardware, rows: list[HardwareRow]) -> HardwareJSON:
         sources=list(hw.sources),
         facts=hardware_data(hw),
         models=out,
+        models_not_run=[m for m in catalog.models if m not in paired],
     )

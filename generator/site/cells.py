@@ -18,9 +18,9 @@ from generator.site.i18n import NumberFormat, translations
 from generator.site.pair_page import PairData
 from generator.site.quality import LABEL_TEXT, Quality
 from generator.site.render import environment
-from generator.sizing.estimate import Estimate, ScenarioError, check_scenario, fill
+from generator.sizing.estimate import Estimate, ScenarioError, check_scenario, fill, standard_setup
 from generator.sizing.memory import vision_size
-from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT, Scenario
+from generator.sizing.scenario import Scenario
 
 # Format, quality label, engine, total, decode, verdict badge, fewest devices (a format's weights are
 # the same on every accelerator: the model page lists them).
@@ -212,13 +212,13 @@ def reason_templates(lang: str) -> dict[str, str]:
 
 
 def why_not_standard(catalog: Catalog, p: PairData, lang: str) -> str:
-    """Why the setup the other pages compare (Q4_K_M on llama.cpp) cannot run on the pair's card, in
+    """Why the setup the other pages compare (estimate.standard_setup) cannot run on the pair's card, in
     ``lang`` ("" where it runs: the page then starts from it)."""
     if p.standard is not None:
         return ""
-    engine = catalog.engine(DEFAULT_ENGINE)
+    fmt, engine = standard_setup(catalog, p.model)
     kv = catalog.kv_dtype(engine.default_kv_dtype)
-    sc = Scenario(catalog.format(DEFAULT_FORMAT), kv, engine, p.est.scenario.context, gpus=p.hardware.chips)
+    sc = Scenario(fmt, kv, engine, p.est.scenario.context, gpus=p.hardware.chips)
     try:
         check_scenario(p.model, p.hardware, sc)
     except ScenarioError as exc:

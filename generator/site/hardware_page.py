@@ -13,6 +13,7 @@ from generator.content.schema import Hardware, Model, Price
 from generator.site.model_page import RELATED
 from generator.site.pair_page import FormatRow, PairData, best_of, quant_matrix
 from generator.site.setups import CANDIDATES
+from generator.sizing.estimate import hosts
 from generator.sizing.params import count_params
 
 T = TypeVar("T")
@@ -100,11 +101,12 @@ def pick_of(model: Model, matrix: tuple[FormatRow, ...]) -> FormatRow | None:
 
 
 def hardware_rows(catalog: Catalog, model: Model) -> list[HardwareRow]:
-    """A model's rows for every hardware page, from the quantization matrices alone (no pages rendered)."""
+    """A model's rows for the pages of the accelerators it runs on (estimate.hosts), from the quantization
+    matrices alone (no pages rendered)."""
     context = catalog.assumptions.default_context
     return [
         HardwareRow.from_pick(model, pick_of(model, quant_matrix(catalog, model, hw, context)))
-        for hw in catalog.hardware.values()
+        for hw in hosts(catalog, model)
     ]
 
 

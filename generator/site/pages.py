@@ -15,6 +15,8 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
+from babel.lists import format_list
+
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
 from generator.site import badges
@@ -37,7 +39,7 @@ from generator.site.hardware_page import (
     related_hardware,
     size_groups,
 )
-from generator.site.i18n import LANGS, NumberFormat, number_spec, translations
+from generator.site.i18n import BABEL_LOCALE, LANGS, NumberFormat, number_spec, translations
 from generator.site.model_page import (
     footprint,
     kv_formula,
@@ -60,7 +62,7 @@ from generator.site.render import render_markdown
 from generator.site.routes import Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
 from generator.sizing.devices import device_view
-from generator.sizing.estimate import VISION_PROFILE
+from generator.sizing.estimate import VISION_PROFILE, engines_for, hosts, served
 from generator.sizing.params import count_params
 from generator.sizing.scenario import DEFAULT_FORMAT
 from generator.sizing.weights import weight_bytes
@@ -92,7 +94,7 @@ class ModelGroup:
     def build(cls, catalog: Catalog, slug: str, asset_urls: Mapping[str, str]) -> ModelGroup:
         """Compute a model's pairs and everything its pages share."""
         model = catalog.models[slug]
-        pairs = tuple(pair_data(catalog, model, hw) for hw in catalog.hardware.values())
+        pairs = tuple(pair_data(catalog, model, hw) for hw in hosts(catalog, model))
         reference = catalog.hardware.get(FOOTPRINT_REFERENCE) or next(iter(catalog.hardware.values()))
         need_hw = [h for h in NEED_HARDWARE if h in catalog.hardware] or list(catalog.hardware)[:4]
         b = badges.badge(pairs)
@@ -130,6 +132,7 @@ class ModelGroup:
                 "need_rows": need_table(pairs, need_hw),
                 "api_prices": catalog.api_prices_for(slug),
                 "badge_text": f"{b.label}: {b.message}",
+                "not_run_on": [hw for hw in hardware if not served(catalog, model, hw)],
             },
             related_hardware={hw.slug: related_hardware(hw, hardware) for hw in hardware},
             related_models=related_models(model, list(catalog.models.values())),
@@ -214,13 +217,24 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
         "stale_before": g.catalog.stale_before,
         "device": device_view(hw),
         "offers": g.catalog.offers_for(hw.slug),
+        "not_run": [
+            (m, listed(engines_for(g.catalog, m), route.lang))
+            for m in g.catalog.models.values()
+            if not served(g.catalog, m, hw)
+        ],
         "implied": g.catalog.calibration.implied_peak(hw.chip) if g.catalog.calibration else None,
     }
+
+
+def listed(names: list[str], lang: str) -> str:
+    """Names joined as ``lang`` lists them ("vLLM and SGLang", "vLLM et SGLang", "vLLM和SGLang")."""
+    return format_list(names, locale=BABEL_LOCALE[lang])
 
 
 def _model(route: Route, g: ModelGroup) -> dict[str, Any]:
     return {
         "model": g.model,
+        "model_engines": listed(engines_for(g.catalog, g.model), route.lang),
         "pairs": list(g.pairs),
         "finetune": g.pairs[0].est.finetune,  # the model's alone: the same on every accelerator
         "assumptions": g.catalog.assumptions,
@@ -468,8 +482,10 @@ def model_routes(catalog: Catalog, model: str, langs: Sequence[str] = LANGS) -> 
         for t in PAGE_TYPES.values():
             if t.per == "model":
                 yield Route(t.kind, lang, model=model)
-        for hw in catalog.hardware:
-            yield from (Route(t.kind, lang, model=model, hardware=hw) for t in PAGE_TYPES.values() if t.per == "pair")
+        for hw in hosts(catalog, catalog.models[model]):
+            yield from (
+                Route(t.kind, lang, model=model, hardware=hw.slug) for t in PAGE_TYPES.values() if t.per == "pair"
+            )
 
 
 def model_groups(catalog: Catalog) -> list[str]:

@@ -12,9 +12,9 @@ from generator.content.catalog import Catalog
 from generator.content.schema import CloudOffer, EngineProfile, Hardware, Model, QuantFormat
 from generator.site.commands import Command, commands, follow
 from generator.sizing.cost import offer_monthly
-from generator.sizing.estimate import Estimate, ScenarioError, default_scenario, estimate
+from generator.sizing.estimate import Estimate, ScenarioError, default_scenario, estimate, standard_setup
 from generator.sizing.memory import memory
-from generator.sizing.scenario import DEFAULT_ENGINE, DEFAULT_FORMAT, FAMILY_ENGINE, Facts, Scenario, facts_of
+from generator.sizing.scenario import FAMILY_ENGINE, Facts, Scenario, facts_of
 from generator.sizing.serving import Serving, serving
 
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
@@ -64,9 +64,9 @@ class PairData:
     # What renting the scenario's devices costs a month at each offer's price, in the order of ``offers``.
     offer_months: tuple[float, ...]
     finetune_gpus: tuple[int, int, int]
-    # The setup every model page compares accelerators at (Q4_K_M on llama.cpp, default context, one
-    # card), or None where this card cannot run it; ``est`` is the page's own, which differs from it
-    # where the card's platform does not run that setup.
+    # The setup every model page compares accelerators at (estimate.standard_setup: Q4_K_M on llama.cpp
+    # for most models; default context, one card), or None where this card cannot run it; ``est`` is the
+    # page's own, which differs from it where the card's platform does not run that setup.
     standard: Estimate | None = None
     # The page's serving setups: llama.cpp's and vLLM's as their commands run them.
     serving: tuple[Serving, ...] = ()
@@ -145,6 +145,7 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
     per_gpu = (est if sc == own else estimate(model, hw, own, facts)).memory.usable_per_gpu_bytes
     ft = tuple(math.ceil(t.total_bytes / per_gpu) for t in est.finetune)
     offers = catalog.offers_for(hw.slug)
+    std = standard_setup(catalog, model)
     return PairData(
         model=model,
         hardware=hw,
@@ -157,9 +158,7 @@ def pair_data(catalog: Catalog, model: Model, hw: Hardware, sc: Scenario | None 
         offers=offers,
         offer_months=tuple(offer_monthly(o, sc.gpus, hw.chips, catalog.assumptions) for o in offers),
         finetune_gpus=(ft[0], ft[1], ft[2]),
-        standard=next(
-            (r.est for r in own_matrix if r.fmt.name == DEFAULT_FORMAT and r.engine.name == DEFAULT_ENGINE), None
-        ),
+        standard=next((r.est for r in own_matrix if (r.fmt, r.engine) == std), None),
         serving=serving_setups(catalog, model, hw, blocks, own_matrix, own.context),
     )
 

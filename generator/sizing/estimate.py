@@ -13,10 +13,12 @@ from generator.content.schema import (
     Assumptions,
     Calibration,
     EngineBackend,
+    EngineProfile,
     ErrorSummary,
     Hardware,
     HardwareKind,
     Model,
+    QuantFormat,
 )
 from generator.sizing.cost import Cost, cost
 from generator.sizing.devices import device_view
@@ -288,9 +290,69 @@ def default_scenario(catalog: Catalog, model: Model, hw: Hardware, context: int 
         key = (engine.name != DEFAULT_ENGINE, not published, distance, -fmt.bits_per_weight)
         if best is None or key < best[0]:
             best = (key, sc)
-    if best is None:  # the loader makes sure some engine runs on every platform of the catalog
-        raise LookupError(f"no engine of engines.yaml runs on {hw.name} ({hw.platform})")
+    if best is None:  # the loader makes sure some engine runs every model it can split on every card
+        raise LookupError(f"no engine of engines.yaml runs {model.name} on {hw.name} ({hw.platform})")
     return best[1]
+
+
+def standard_setup(catalog: Catalog, model: Model) -> tuple[QuantFormat, EngineProfile]:
+    """The setup a model's pages compare accelerators at (leaderboard, lead, badge): Q4_K_M on llama.cpp
+    wherever llama.cpp loads the model; else, on the engines that do (each format on the engine that loads
+    its family), a published checkpoint's format first, then the bits per weight nearest Q4_K_M's, the
+    higher on a tie (GLM-5.3-Flash, which only vLLM and SGLang load: a 4-bit safetensors format on vLLM)."""
+    cache: dict[str, tuple[QuantFormat, EngineProfile]] = catalog.derived.setdefault("standard", {})
+    hit = cache.get(model.slug)
+    if hit is not None:
+        return hit
+    reference = catalog.format(DEFAULT_FORMAT)
+    best: tuple[tuple[bool, bool, float, float], tuple[QuantFormat, EngineProfile]] | None = None
+    for fmt in catalog.formats.values():
+        engine = catalog.engines.get(FAMILY_ENGINE[fmt.family.value])
+        if engine is None or not model.runs_on(engine.name) or fmt.family not in engine.formats:
+            continue
+        if fmt.moe_only and not model.is_moe:
+            continue
+        distance = abs(fmt.bits_per_weight - reference.bits_per_weight)
+        key = (
+            engine.name != DEFAULT_ENGINE,
+            not model.has_checkpoint(fmt.name, fmt.family),
+            distance,
+            -fmt.bits_per_weight,
+        )
+        if best is None or key < best[0]:
+            best = (key, (fmt, engine))
+    if best is None:
+        raise LookupError(f"no engine of engines.yaml loads {model.name}")
+    cache[model.slug] = best[1]
+    return best[1]
+
+
+def served(catalog: Catalog, model: Model, hw: Hardware) -> bool:
+    """Whether some engine of the catalog runs ``model`` on ``hw`` at all, so that the pair has pages, JSON
+    and rows. False where no engine that loads the model's architecture runs on the card's platform
+    (GLM-5.3-Flash, which only vLLM and SGLang load, on Apple silicon). Computed once per pair."""
+    cache: dict[tuple[str, str], bool] = catalog.derived.setdefault("served", {})
+    key = (model.slug, hw.slug)
+    hit = cache.get(key)
+    if hit is None:
+        try:
+            default_scenario(catalog, model, hw)
+            hit = True
+        except LookupError:
+            hit = False
+        cache[key] = hit
+    return hit
+
+
+def hosts(catalog: Catalog, model: Model) -> list[Hardware]:
+    """The accelerators some engine runs ``model`` on, in catalog order (its pairs)."""
+    return [hw for hw in catalog.hardware.values() if served(catalog, model, hw)]
+
+
+def engines_for(catalog: Catalog, model: Model) -> list[str]:
+    """Labels of the catalog's engines that load ``model``'s architecture (all of them where no list
+    restricts it)."""
+    return [e.label for e in catalog.engines.values() if model.runs_on(e.name)]
 
 
 def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[str, float | None]:
