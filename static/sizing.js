@@ -17,13 +17,14 @@
  * @typedef {{ kind: "attention", heads: number, kv_heads: number, head_dim: number, v_head_dim: number | null,
  *   window: number | null, k_eq_v: boolean, output_gate: "none" | "element" | "head", qk_norm: boolean,
  *   qk_norm_over: "head" | "projection", bias: boolean,
- *   output_bias: boolean, sinks: boolean }} AttentionBlock
- * @typedef {{ heads: number, head_dim: number, top_k: number, pool: number }} Indexer a sparse-attention indexer
+ *   output_bias: boolean, sinks: boolean, indexer: Indexer | null }} AttentionBlock
+ * @typedef {{ heads: number, head_dim: number, top_k: number, pool: number, style: "lightning" | "qsa",
+ *   selection: "own" | "shared" }} Indexer a sparse-attention indexer
  * @typedef {{ kind: "mla", heads: number, kv_lora_rank: number, qk_rope_head_dim: number, qk_nope_head_dim: number,
  *   v_head_dim: number, q_lora_rank: number | null, indexer: Indexer | null, output_gate: boolean }} MLABlock
  * @typedef {{ kind: "compressed_mla", heads: number, head_dim: number, rope_dim: number, q_lora_rank: number,
  *   o_lora_rank: number, o_groups: number, window: number, ratio: number, indexer: Indexer | null,
- *   sinks: boolean }} CompressedMLABlock DeepSeek V4's attention: a window and a cache compressed `ratio` tokens to a row
+ *   sinks: boolean, cache: "own" | "shared", position_bias: boolean, index_keys: "compressor" | "latent" }} CompressedMLABlock DeepSeek V4's attention: a window and a cache compressed `ratio` tokens to a row
  * @typedef {{ kind: "gated_delta_net", num_key_heads: number, key_head_dim: number, num_value_heads: number,
  *   value_head_dim: number, conv_kernel: number }} GatedDeltaNetBlock
  * @typedef {{ kind: "mamba2", d_inner: number, d_state: number, n_groups: number, d_conv: number,
@@ -35,14 +36,17 @@
  * @typedef {{ kind: "dense", intermediate: number, gated: boolean, bias: boolean }} DenseBlock
  * @typedef {{ kind: "moe", experts: number, experts_per_token: number, intermediate: number, gated: boolean,
  *   bias: boolean, shared_experts: number, shared_intermediate: number, shared_gate: boolean, router_bias: boolean,
- *   dense_beside: number, latent: number | null, latent_norm: boolean }} MoEBlock
+ *   vision_router_bias: boolean, dense_beside: number, latent: number | null, latent_norm: boolean }} MoEBlock
  * @typedef {DenseBlock | MoEBlock} FFNBlock
  * @typedef {[string | null, string | null]} LayerSpec a layer's [mixer, ffn] block names
  * @typedef {{ repeat: number, unit: LayerSpec[] } | { pattern: string, map: Record<string, LayerSpec> }} Run
  * @typedef {{ layers: LayerSpec[], own_head: boolean, modules: number | null }} MTP
- * @typedef {{ streams: number, kind: "mhc", final: "mean" | "head" }} HyperConnections
+ * @typedef {{ streams: number, kind: "mhc" | "gated_residual", final: "mean" | "head" | "none",
+ *   rank: number | null }} HyperConnections
+ * @typedef {{ kind: "ple" | "engram", tables: { layer: number, rows: number }[], width: number, lookups: number,
+ *   conv_kernel: number, conv_dilation: number }} NgramEmbedding hashed n-gram embedding tables
  * @typedef {{ blocks: Record<string, Mixer | FFNBlock>, layers: Run[], mtp: MTP | null,
- *   hyper_connections: HyperConnections | null }} Network the block list
+ *   hyper_connections: HyperConnections | null, ngram: NgramEmbedding | null }} Network the block list
  *   (generator/content/blocks.py)
  * @typedef {{ hidden: number, num_layers: number, mixers: [Mixer, number][], ffns: [FFNBlock, number][],
  *   attention: [AttentionBlock | MLABlock, number][], recurrent: [RecurrentBlock, number][], moe: [MoEBlock, number][],
@@ -80,6 +84,7 @@
  *   indexed_mla: { index_key_bytes: number | null, fp8_record_bytes: number | null, block_tokens: number | null } | null,
  *   compressed_mla: { fp8_record_bytes: number | null, index_key_bytes: number | null, block_tokens: number | null,
  *     window_block_tokens: number | null, page_align_bytes: number | null } | null,
+ *   pooled_index: { key_bytes_per_element: number } | null, ngram_tables: { host: string[] } | null,
  *   tensor_parallel_efficiency: number, allreduce_latency_s: number,
  *   keeps_embeddings_on_host: boolean, vision: "optional" | "always" | "never", extends_context: boolean }} EngineProfile
  * @typedef {{ verdict_tight_fraction: number, default_context: number, ttft_prompt_tokens: number,
@@ -114,12 +119,13 @@
  * @typedef {{ quant: string, engine?: string, kv_dtype?: string, context: number, batch?: number, gpus?: number,
  *   offload?: number, vision?: boolean }} ScenarioNames the names and numbers of `estimate`'s command line
  * @typedef {{ embedding: number, output: number, attention: number, dense_ffn: number, shared_experts: number,
- *   experts: number, experts_active: number, small: number, total: number, active: number, body: number }} Params
+ *   experts: number, experts_active: number, small: number, ngram: number, total: number, active: number,
+ *   body: number }} Params
  * @typedef {{ embedding: number, output: number, body: number, experts: number, experts_active: number,
- *   small: number, body_bpw: number, expert_bpw: number, params: number, tied: boolean, total: number,
- *   per_token_read: number, effective_bpw: number }} Weights bytes, and bits per weight
+ *   small: number, body_bpw: number, expert_bpw: number, params: number, tied: boolean, ngram: number,
+ *   total: number, per_token_read: number, effective_bpw: number }} Weights bytes, and bits per weight
  * @typedef {{ attention_bytes: number, state_bytes: number, bytes_per_token: number, total: number,
- *   by_block: [number, AttentionBlock | MLABlock | CompressedMLABlock][] }} KvCache
+ *   by_block: [number, AttentionBlock | MLABlock | CompressedMLABlock | null][] }} KvCache
  * @typedef {{ bandwidth_efficiency: number, per_layer_latency_s: number, compute_efficiency: number,
  *   allreduce_s: number | null, implied_tflops: number | null }} Constants
  * @typedef {{ kv_bytes: number, state_bytes_per_seq: number, context: number, seqs: number, gpus: number,
@@ -257,6 +263,8 @@ export function mixerParams(b, h) {
     if (b.qk_norm) small += b.qk_norm_over === "projection" ? qOut + kOut : 2 * b.head_dim;
     if (b.output_bias) small += h;
     if (b.sinks) small += b.heads;
+    const ix = b.indexer;
+    if (ix) return [matrices + h * (ix.heads + 1) * ix.head_dim, small + 2 * ix.head_dim];
     return [matrices, small];
   }
   if (b.kind === "mla") {
@@ -318,15 +326,22 @@ function compressedMlaParams(b, h) {
   let matrices = h * b.q_lora_rank + b.q_lora_rank * headsWidth + h * b.head_dim;
   matrices += Math.floor(headsWidth / b.o_groups) * (b.o_groups * b.o_lora_rank) + b.o_groups * b.o_lora_rank * h;
   let small = b.q_lora_rank + b.head_dim + (b.sinks ? b.heads : 0);
-  if (b.ratio) {
+  const own = b.cache === "own";
+  if (b.ratio && own) {
     const coff = compressorOverlap(b.ratio);
-    matrices += 2 * coff * b.head_dim * h;
-    small += b.ratio * coff * b.head_dim + b.head_dim;
+    matrices += (b.ratio > 1 ? 2 : 1) * coff * b.head_dim * h;
+    small += (b.position_bias ? b.ratio * coff * b.head_dim : 0) + b.head_dim;
   }
   const ix = b.indexer;
   if (ix) {
-    matrices += b.q_lora_rank * ix.heads * ix.head_dim + h * ix.heads + 2 * 2 * ix.head_dim * h;
-    small += b.ratio * 2 * ix.head_dim + ix.head_dim;
+    if (ix.selection === "own") matrices += b.q_lora_rank * ix.heads * ix.head_dim + h * ix.heads;
+    if (own && b.index_keys === "compressor") {
+      matrices += 2 * 2 * ix.head_dim * h;
+      small += b.ratio * 2 * ix.head_dim + ix.head_dim;
+    } else if (own) {
+      matrices += b.head_dim * ix.head_dim;
+      small += ix.head_dim;
+    }
   }
   return [matrices, small];
 }
@@ -355,7 +370,7 @@ export function ffnParams(b, h) {
     return { dense: m, shared: 0, experts: 0, experts_active: 0, small: s };
   }
   const [oneM, oneS] = ffn(b.latent || h, b.intermediate, b.gated, b.bias);
-  let small = b.experts * oneS + h * b.experts + (b.router_bias ? b.experts : 0);
+  let small = b.experts * oneS + h * b.experts + b.experts * ((b.router_bias ? 1 : 0) + (b.vision_router_bias ? 1 : 0));
   let shared = 0;
   if (b.shared_intermediate) {
     const [m, s] = ffn(h, b.shared_intermediate, b.gated, b.bias);
@@ -398,21 +413,62 @@ export function countParams(model) {
     expertsActive += n * f.experts_active;
     small += n * f.small;
   }
-  small += h;
   const hc = model.network.hyper_connections;
-  if (hc) {
-    const mix = (2 + hc.streams) * hc.streams;
-    small += laid.num_layers * 2 * (mix * hc.streams * h + mix + 3);
-    if (hc.final === "head") small += hc.streams * hc.streams * h + hc.streams + 1;
+  small += hcParams(model, laid.num_layers);
+  let ngram = 0;
+  const ng = model.network.ngram;
+  if (ng) {
+    const streams = hc ? hc.streams : 1;
+    const width = ng.lookups * ng.width;
+    for (const table of ng.tables) {
+      ngram += table.rows * ng.width;
+      if (ng.kind === "ple") {
+        attention += (streams * h + h) * width;
+        small += 3 * streams * h + streams * h * ng.conv_kernel;
+      } else {
+        attention += (streams + 1) * h * width;
+        small += 2 * streams * h;
+      }
+    }
   }
   const embedding = a.vocab_size * h;
   const output = a.tie_word_embeddings ? 0 : a.vocab_size * h;
   const p = /** @type {Params} */ ({ embedding, output, attention, dense_ffn: denseFfn, shared_experts: shared, experts,
-    experts_active: expertsActive, small });
-  p.total = embedding + output + attention + denseFfn + shared + experts + small;
-  p.active = p.total - experts + expertsActive;
+    experts_active: expertsActive, small, ngram });
+  p.total = embedding + output + attention + denseFfn + shared + experts + small + ngram;
+  p.active = p.total - experts + expertsActive - ngram;
   p.body = attention + denseFfn + shared;
   return p;
+}
+
+/**
+ * Parameters of one gated-residual hyper-connection block (params.py _gated_residual).
+ * @param {number} streams
+ * @param {number} h
+ * @param {number} rank
+ * @param {boolean} inject
+ */
+function gatedResidual(streams, h, rank, inject) {
+  return streams * h + 2 * rank * streams * h + (inject ? streams * streams * h : 0);
+}
+
+/**
+ * Small parameters of the residual around `layers` layers and its end (params.py hc_params).
+ * @param {Model} model
+ * @param {number} layers
+ */
+function hcParams(model, layers) {
+  const h = model.architecture.hidden_size;
+  const hc = model.network.hyper_connections;
+  if (!hc) return h;
+  if (hc.kind === "gated_residual") {
+    const rank = /** @type {number} */ (hc.rank);
+    return layers * 2 * gatedResidual(hc.streams, h, rank, true) + gatedResidual(hc.streams, h, rank, false);
+  }
+  const mix = (2 + hc.streams) * hc.streams;
+  let total = h + layers * 2 * (mix * hc.streams * h + mix + 3);
+  if (hc.final === "head") total += hc.streams * hc.streams * h + hc.streams + 1;
+  return total;
 }
 
 /** @param {Params} p */
@@ -445,9 +501,9 @@ export function weightBytes(p, fmt) {
   const w = /** @type {Weights} */ ({
     embedding: b(p.embedding, embBpw), output: b(p.output, fmt.output_bpw), body: b(p.body, bulk),
     experts: b(p.experts, expert), experts_active: b(p.experts_active, expert), small: b(p.small, fmt.small_tensor_bpw),
-    body_bpw: bulk, expert_bpw: expert, params: p.total, tied: !p.output,
+    body_bpw: bulk, expert_bpw: expert, params: p.total, tied: !p.output, ngram: b(p.ngram, bulk),
   });
-  w.total = w.embedding + w.output + w.body + w.experts + w.small;
+  w.total = w.embedding + w.output + w.body + w.experts + w.small + w.ngram;
   w.per_token_read = (w.tied ? w.embedding : w.output) + w.body + w.experts_active + w.small;
   w.effective_bpw = w.total * 8 / w.params;
   return w;
@@ -470,7 +526,12 @@ function kvElementsPerToken(block) {
  * @param {EngineProfile | null} engine
  */
 function indexKeyBytes(block, kvBytes, engine) {
-  if (block.kind !== "mla" || !block.indexer) return 0.0;
+  if (!block.indexer) return 0.0;
+  if (block.kind === "attention") {
+    const ix = block.indexer;
+    const pooled = engine ? engine.pooled_index : null;
+    return pooled ? ix.head_dim * pooled.key_bytes_per_element / ix.pool : ix.head_dim * kvBytes;
+  }
   const record = engine && engine.indexed_mla ? engine.indexed_mla.index_key_bytes : null;
   const elements = block.indexer.head_dim * (block.indexer.pool > 1 ? 2 : 1);
   return record != null ? record : elements * kvBytes;
@@ -507,12 +568,14 @@ export function kvBytesPerTokenLayer(block, kvBytes, engine = null) {
  * @param {AttentionBlock | MLABlock} block
  */
 function sparseTopK(block) {
-  return block.kind === "mla" && block.indexer ? block.indexer.top_k : null;
+  return block.indexer ? block.indexer.top_k : null;
 }
 
 /** @param {AttentionBlock | MLABlock} block */
 function indexWidth(block) {
-  return block.kind === "mla" && block.indexer ? block.indexer.heads * block.indexer.head_dim : 0;
+  const ix = block.indexer;
+  if (!ix) return 0;
+  return Math.floor(ix.heads * ix.head_dim / (ix.style === "qsa" ? ix.pool : 1));
 }
 
 /**
@@ -542,7 +605,20 @@ function stateBytesPerSeq(model, engine) {
   let total = 0;
   for (const [b, n] of laid.recurrent) total += n * stateBytesPerSeqLayer(b, engine);
   for (const [b, n] of laid.compressed) total += n * compressedStateBytes(b, engine);
-  return total;
+  return total + ngramStateBytes(model, engine);
+}
+
+/**
+ * Bytes of state one sequence holds for the n-gram tables' convolutions (kv.py ngram_state_bytes).
+ * @param {Model} model
+ * @param {EngineProfile} engine
+ */
+function ngramStateBytes(model, engine) {
+  const ng = model.network.ngram;
+  if (!ng || !ng.conv_kernel) return 0.0;
+  const hc = model.network.hyper_connections;
+  const width = (hc ? hc.streams : 1) * model.architecture.hidden_size;
+  return ng.tables.length * (ng.conv_kernel - 1) * ng.conv_dilation * width * engine.state_conv_bytes;
 }
 
 /**
@@ -551,10 +627,10 @@ function stateBytesPerSeq(model, engine) {
  * @param {EngineProfile} engine
  */
 function compressedStateBytes(b, engine) {
-  if (!b.ratio) return 0.0;
+  if (b.ratio <= 1 || b.cache !== "own") return 0.0;
   const coff = compressorOverlap(b.ratio);
   let rows = 2 * (coff * b.ratio) * (coff * b.head_dim);
-  if (b.indexer) rows += 2 * (2 * b.ratio) * (2 * b.indexer.head_dim);
+  if (b.indexer && b.index_keys === "compressor") rows += 2 * (2 * b.ratio) * (2 * b.indexer.head_dim);
   return rows * engine.state_ssm_bytes;
 }
 
@@ -592,15 +668,16 @@ function compressedCache(b, engine, kvBytes, context, seqs) {
   const rec = engine.compressed_mla;
   const record = rec && rec.fp8_record_bytes && kvBytes === 1 ? rec.fp8_record_bytes : null;
   const row = record != null ? record : b.head_dim * kvBytes;
+  const ratio = b.cache === "own" ? b.ratio : 0;
   let indexRow = 0.0;
-  if (b.indexer) indexRow = rec && rec.index_key_bytes ? rec.index_key_bytes : b.indexer.head_dim * kvBytes;
+  if (b.indexer && ratio) indexRow = rec && rec.index_key_bytes ? rec.index_key_bytes : b.indexer.head_dim * kvBytes;
   const unit = engine.context_pad_tokens;
   if (rec && rec.block_tokens && rec.window_block_tokens) {
     const wb = rec.window_block_tokens, cb = rec.block_tokens, align = rec.page_align_bytes;
     const windowTokens = Math.min(b.window - 1 + engine.batch_tokens, context);
     let total = seqs * paged(padUp(windowTokens, wb) + wb, wb, wb, row, align);
-    if (b.ratio) {
-      const perPage = Math.floor(cb / b.ratio);
+    if (ratio) {
+      const perPage = Math.floor(cb / ratio);
       total += seqs * paged(context, perPage, cb, row, align);
       if (indexRow) total += seqs * paged(context, perPage, cb, indexRow, align);
     }
@@ -612,8 +689,8 @@ function compressedCache(b, engine, kvBytes, context, seqs) {
   } else {
     total = seqs * Math.min(padUp(context, unit), b.window) * row;
   }
-  if (b.ratio) {
-    const entries = seqs * padUp(ceilDiv(context, b.ratio), unit);
+  if (ratio) {
+    const entries = seqs * padUp(ceilDiv(context, ratio), unit);
     total += entries * (row + indexRow);
   }
   return total;
@@ -656,7 +733,7 @@ function windowOf(b) {
  */
 function pageOf(b, engine) {
   const ix = engine.indexed_mla;
-  return ix && sparseTopK(b) != null ? ix.block_tokens : null;
+  return ix && b.kind === "mla" && b.indexer ? ix.block_tokens : null;
 }
 
 /**
@@ -671,20 +748,26 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
   const laid = layout(model);
   let attention = 0.0;
   let perToken = 0.0;
-  /** @type {[number, AttentionBlock | MLABlock | CompressedMLABlock][]} */
+  /** @type {[number, AttentionBlock | MLABlock | CompressedMLABlock | null][]} */
   const byBlock = [];
   for (const [block, n] of laid.attention) {
     const perLayer = kvBytesPerTokenLayer(block, kvBytes, engine);
-    const nbytes = n * perLayer * cachedTokens(windowOf(block), engine, context, seqs, pageOf(block, engine));
+    const window = windowOf(block);
+    const nbytes = n * perLayer * cachedTokens(window, engine, context, seqs, pageOf(block, engine));
     attention += nbytes;
-    byBlock.push([nbytes, block]);
+    if (block.kind === "attention" && block.indexer) {
+      const index = n * indexKeyBytes(block, kvBytes, engine) * cachedTokens(window, engine, context, seqs);
+      byBlock.push([nbytes - index, block], [index, null]);
+    } else {
+      byBlock.push([nbytes, block]);
+    }
     perToken += perLayer * n;
   }
   for (const [block, n] of laid.compressed) {
     const nbytes = n * compressedCache(block, engine, kvBytes, context, seqs);
     attention += nbytes;
     byBlock.push([nbytes, block]);
-    if (block.ratio) {
+    if (block.ratio && block.cache === "own") {
       const index = block.indexer ? block.indexer.head_dim * kvBytes : 0.0;
       perToken += n * (block.head_dim * kvBytes + index) / block.ratio;
     }
@@ -692,6 +775,7 @@ export function kvCache(model, engine, kvBytes, context, seqs) {
   let state = 0.0;
   for (const [block, n] of laid.recurrent) state += n * seqs * stateBytesPerSeqLayer(block, engine);
   for (const [block, n] of laid.compressed) state += n * seqs * compressedStateBytes(block, engine);
+  state += seqs * ngramStateBytes(model, engine);
   const kv = /** @type {KvCache} */ ({ attention_bytes: Math.ceil(attention), state_bytes: Math.ceil(state),
     bytes_per_token: perToken, by_block: byBlock });
   kv.total = kv.attention_bytes + kv.state_bytes;
@@ -717,7 +801,7 @@ function perRankAttention(kv, gpus, kept) {
   /** @type {Map<number, number>} */
   const shares = new Map();
   for (const [nbytes, block] of kv.by_block) {
-    const share = kvSplitShare(block, gpus);
+    const share = block === null ? 1.0 : kvSplitShare(block, gpus);
     shares.set(share, (shares.get(share) || 0.0) + nbytes);
   }
   if (shares.size === 1) {
@@ -742,7 +826,9 @@ function kvReadPerToken(model, kvBytes, context, stateBytes) {
     const topK = sparseTopK(block);
     if (topK != null) {
       const latent = kvElementsPerToken(block) * kvBytes;
-      read += n * (latent * Math.min(context, topK) + indexKeyBytes(block, kvBytes, null) * context);
+      let index = indexKeyBytes(block, kvBytes, null);
+      if (block.kind === "attention" && block.indexer) index /= block.indexer.pool;
+      read += n * (latent * Math.min(context, topK) + index * context);
       continue;
     }
     read += kvBytesPerTokenLayer(block, kvBytes) * n * (w == null ? context : Math.min(context, w));
@@ -753,8 +839,12 @@ function kvReadPerToken(model, kvBytes, context, stateBytes) {
     if (b.ratio) {
       const entries = ceilDiv(context, b.ratio);
       const ix = b.indexer;
-      if (ix) read += n * (row * Math.min(entries, ix.top_k) + ix.head_dim * kvBytes * entries);
-      else read += n * row * entries;
+      if (ix) {
+        const scored = ix.selection === "own" ? ix.head_dim * kvBytes * entries : 0.0;
+        read += n * (row * Math.min(entries, ix.top_k) + scored);
+      } else {
+        read += n * row * entries;
+      }
     }
   }
   return read + stateBytes;
@@ -890,6 +980,8 @@ export function memory(model, weights, hw, sc, tightFraction, context, seqs) {
   const layered = weights.body + weights.experts + weights.small;
   let hostWeights = pyRound(layered * sc.offload);
   if (engine.keeps_embeddings_on_host && !weights.tied) hostWeights += weights.embedding;
+  const ngram = model.network.ngram;
+  if (ngram && engine.ngram_tables && engine.ngram_tables.host.includes(ngram.kind)) hostWeights += weights.ngram;
   const textWeights = weights.total - hostWeights;
   // Whole on the first device under layer split (llama.cpp's mmproj), sharded under tensor parallelism.
   const vision = visionBytes(model, sc);
@@ -958,7 +1050,7 @@ function attentionFlops(model, tokens) {
   const pairsFull = n * n / 2;
   let total = 0.0;
   for (const [b, layers] of layout(model).attention) {
-    const w = b.kind === "attention" ? b.window : sparseTopK(b);
+    const w = b.kind === "attention" && b.window != null ? b.window : sparseTopK(b);
     const pairs = w == null || n <= w ? pairsFull : n * w - w * w / 2;
     total += 2 * attentionWidth(b) * (layers * pairs);
     if (indexWidth(b)) total += 2 * indexWidth(b) * (layers * pairsFull);
@@ -982,7 +1074,9 @@ function compressedPromptFlops(b, n) {
     pairs += k == null || n / r <= k ? n * n / (2 * r) : k * n - k * k * r / 2;
   }
   let total = 2 * width * pairs;
-  if (b.indexer && b.ratio) total += 2 * b.indexer.heads * b.indexer.head_dim * (n * n / (2 * b.ratio));
+  if (b.indexer && b.indexer.selection === "own" && b.ratio) {
+    total += 2 * b.indexer.heads * b.indexer.head_dim * (n * n / (2 * b.ratio));
+  }
   return total;
 }
 
@@ -993,7 +1087,7 @@ function compressedPromptFlops(b, n) {
 function decodeAttentionFlops(model, context) {
   let total = 0.0;
   for (const [b, layers] of layout(model).attention) {
-    const w = b.kind === "attention" ? b.window : sparseTopK(b);
+    const w = b.kind === "attention" && b.window != null ? b.window : sparseTopK(b);
     total += 2.0 * attentionWidth(b) * (layers * (w == null ? context : Math.min(context, w)));
     if (indexWidth(b)) total += 2.0 * indexWidth(b) * (layers * context);
   }
@@ -1003,7 +1097,7 @@ function decodeAttentionFlops(model, context) {
       const entries = ceilDiv(context, b.ratio);
       const ix = b.indexer;
       reads += ix ? Math.min(entries, ix.top_k) : entries;
-      if (ix) total += 2.0 * ix.heads * ix.head_dim * (layers * entries);
+      if (ix && ix.selection === "own") total += 2.0 * ix.heads * ix.head_dim * (layers * entries);
     }
     total += 2.0 * (2 * b.heads * b.head_dim) * (layers * reads);
   }

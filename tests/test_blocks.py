@@ -11,9 +11,9 @@ import pytest
 from generator.content.catalog import Catalog
 from generator.content.hfconfig import ConfigError, load_config
 from generator.sizing.kv import kv_cache
-from generator.sizing.layout import layout, state_bytes_per_seq_layer
+from generator.sizing.layout import compressed_state_bytes, layout, state_bytes_per_seq_layer
 from generator.sizing.memory import tp_valid
-from generator.sizing.params import compared_total, count_params, declared_mismatch
+from generator.sizing.params import compared_total, count_params, declared_mismatch, hc_params
 from generator.sizing.scenario import Scenario
 from tests.conftest import ROOT
 
@@ -90,6 +90,9 @@ def test_latent_experts_and_mtp_modules(catalog: Catalog) -> None:
         "deepseek-v4-flash",
         "deepseek-v3-2",
         "glm-5",
+        "glm-5-3-flash",
+        "qwen3-8-flash-next",
+        "deepseek-v4-1-flash",
     ],
 )
 def test_block_list_models_match_their_published_totals(catalog: Catalog, slug: str) -> None:
@@ -101,29 +104,44 @@ def test_block_list_models_match_their_published_totals(catalog: Catalog, slug: 
 
 
 def test_every_catalog_config_reads_as_its_model(catalog: Catalog) -> None:
-    """The saved configs scaffold the catalog's networks without hand edits."""
+    """Every saved 2026 config scaffolds its catalog model's network without hand edits: blocks, schedule,
+    hyper-connections and n-gram tables (and the MTP layers where the catalog counts them the same way)."""
+    read = 0
     for path in sorted(CONFIGS.glob("*.json")):
-        try:
-            model = load_config(path)
-        except ConfigError:
-            continue  # refused: see the next test
+        model = load_config(path)
         known = catalog.models.get(path.stem)
-        if known is None or known.network is None:
+        if known is None:
             continue
         assert model.network.blocks == known.network.blocks, path.stem
         assert model.network.schedule() == known.network.schedule(), path.stem
+        assert model.network.hyper_connections == known.network.hyper_connections, path.stem
+        assert model.network.ngram == known.network.ngram, path.stem
+        assert model.architecture.norms_per_layer == known.architecture.norms_per_layer, path.stem
+        read += 1
+    assert read == len(list(CONFIGS.glob("*.json")))
 
 
 @pytest.mark.parametrize(
-    ("name", "key"),
+    ("name", "change", "key"),
     [
-        ("qwen3-8-flash-next", "hc_count"),
-        ("deepseek-v4-1-flash", "hc_mult"),
+        ("qwen3-8-flash-next", {"indexer_kv_heads": 2}, "indexer_kv_heads"),
+        ("qwen3-8-flash-next", {"hc_lowrank": None}, "hc_lowrank"),
+        ("deepseek-v4-1-flash", {"kv_source_layer_ids": [8, 14, 20]}, "kv_source_layer_ids"),
+        ("deepseek-v4-1-flash", {"engram_num_embeddings": [384006168]}, "engram_num_embeddings"),
     ],
 )
-def test_configs_the_engine_cannot_size_are_refused_with_the_key(name: str, key: str) -> None:
+def test_a_2026_config_the_engine_cannot_read_fully_is_refused_with_the_key(
+    tmp_path: Path, name: str, change: dict[str, object], key: str
+) -> None:
+    """A variant the readers do not size (several QSA key heads, a gated residual without its rank, a
+    compressed layer with no KV source of its ratio below it, Engram rows for only one of two layers) is
+    refused with the key named."""
+    cfg = json.loads((CONFIGS / f"{name}.json").read_text())
+    cfg["text_config"] |= change
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
     with pytest.raises(ConfigError, match=key):
-        load_config(CONFIGS / f"{name}.json")
+        load_config(path)
 
 
 def test_an_unread_size_key_is_refused(tmp_path: Path) -> None:
@@ -288,3 +306,79 @@ def test_a_model_file_cannot_claim_engines(tmp_path: Path) -> None:
     path.write_text(path.read_text() + "engines: [vllm]\n")
     with pytest.raises(ContentErrors, match="engines comes from content/architectures.yaml"):
         load_catalog(content)
+
+
+def test_gated_residual_streams_qsa_indexer_and_ngram_table(catalog: Catalog) -> None:
+    """Qwen3.8-Flash-Next closes its checkpoint census exactly: text 176,943,899,520 (of it a 320,001,536 ×
+    160 n-gram table), MTP 2,607,150,848 and vision 448,931,056 are the census's 179,999,981,459 values less
+    35 int64 hash buffers. Per token, each of the 12 QSA layers caches K and V of 2 heads of 256 and (vLLM,
+    SGLang) one BF16 key of 128 per 4 tokens: 12 × (2,048 + 64) = 25,344 B."""
+    model = catalog.model("qwen3-8-flash-next")
+    p = count_params(model)
+    assert p.total == 176_943_899_520 and p.mtp == 2_607_150_848 and p.ngram == 320_001_536 * 160
+    assert compared_total(model, p) == 179_999_981_459 - 35
+    # One gated-residual block: grouped norm 4h, rank-320 gate down and up, a 4 × 4h injection.
+    h = 2560
+    assert 2 * (4 * h + 2 * 320 * 4 * h + 4 * 4 * h) == 13_209_600
+    # 48 layers of two blocks, and a last block without the injection in place of the final norm.
+    assert hc_params(model, 48) == 48 * 13_209_600 + 6_563_840
+    assert p.active == 7_306_994_560  # the card's 6B leaves out the embedding, the head and the PLE projections
+    vllm, sglang, llama = (catalog.engine(e) for e in ("vllm", "sglang", "llama.cpp"))
+    for engine in (vllm, sglang):
+        assert kv_cache(model, engine, 2.0, 65_536, 1).bytes_per_token == 12 * (2 * 2 * 256 * 2 + 128 * 2 / 4)
+    assert kv_cache(model, llama, 2.0, 65_536, 1).bytes_per_token == 12 * (2 * 2 * 256 * 2 + 128 * 2)
+    # At TP 2 each rank keeps one KV head; the indexer's keys stay whole on every rank.
+    kv = kv_cache(model, vllm, 2.0, 65_536, 1)
+    index = 12 * 64 * 65_536
+    assert kv.per_rank_attention(2, 1.0) == (kv.attention_bytes - index) / 2 + index
+    # The n-gram conv keeps (4 − 1) × 3 positions of the 4 × 2560 streams per sequence.
+    no_table = model.model_copy(update={"network": model.network.model_copy(update={"ngram": None})})
+    extra = kv_cache(model, vllm, 2.0, 4096, 3).state_bytes - kv_cache(no_table, vllm, 2.0, 4096, 3).state_bytes
+    assert extra == 3 * 9 * 10_240 * vllm.state_conv_bytes
+
+
+def test_an_ngram_table_sits_where_each_engine_keeps_it(catalog: Catalog) -> None:
+    """vLLM keeps the 51.2B-value table in device memory, split over the ranks; SGLang (BF16 on CUDA) and
+    llama.cpp keep it in host memory, so it leaves the devices' total."""
+    from generator.sizing.memory import memory
+    from generator.sizing.weights import weight_bytes
+
+    model = catalog.model("qwen3-8-flash-next")
+    hw = catalog.hw("h200-sxm")
+    weights = weight_bytes(count_params(model), catalog.format("BF16"))
+    assert weights.ngram == 320_001_536 * 160 * 2
+    tight = catalog.assumptions.verdict_tight_fraction
+    on = {}
+    for name in ("vllm", "sglang"):
+        engine = catalog.engine(name)
+        sc = Scenario(catalog.format("BF16"), catalog.kv_dtype("bf16"), engine, 8192, gpus=4)
+        on[name] = memory(model, weights, hw, sc, tight)
+    assert on["vllm"].weights_host_bytes == 0
+    assert on["sglang"].weights_host_bytes == weights.ngram
+    assert on["vllm"].weights_bytes - on["sglang"].weights_bytes == weights.ngram
+
+
+def test_deepseek_v41_shares_compressed_caches_across_layers(catalog: Catalog) -> None:
+    """DeepSeek-V4.1-Flash: 748,494,684,784 parameters in memory, a 551,566,180,464 backbone plus Engram's
+    196,613,849,600 table values and 314,654,720 projection weights. Only layers 2, 8, 14 (ratio 2) and 20
+    (ratio 1) keep compressed entries and index keys; in vLLM's 584-byte fp8_ds_mla rows and 132-byte keys
+    in 576-byte-aligned pages that is (3 / 2 + 1) × (585 + 135) = 1,800 B per token, as the research
+    derives; the three ratio-2 compressors keep 2 × 2 × 512 FP32 values each per sequence."""
+    model = catalog.model("deepseek-v4-1-flash")
+    p = count_params(model)
+    assert p.total == 748_494_684_784 and p.ngram == (384_006_168 + 384_016_682) * 256
+    assert p.total - p.ngram - 314_654_720 == 551_566_180_464
+    assert abs(declared_mismatch(model, p) or 1) < 0.0005
+    vllm = catalog.engine("vllm")
+    long, short = 524_288, 262_144
+    grow = kv_cache(model, vllm, 1.0, long, 1).attention_bytes - kv_cache(model, vllm, 1.0, short, 1).attention_bytes
+    per_page = 256 // 2  # entries a page of 256 tokens holds at ratio 2 (256 at ratio 1)
+    rows2 = -(-(per_page * 584) // 576) * 576 + -(-(per_page * 132) // 576) * 576
+    rows1 = -(-(256 * 584) // 576) * 576 + -(-(256 * 132) // 576) * 576
+    assert grow == short * (3 * rows2 + rows1) // 256
+    assert 1_795 < grow / short < 1_800
+    assert kv_cache(model, vllm, 1.0, 8192, 1).state_bytes == 3 * 2 * 2 * 512 * 4
+    shared = [b for b, _ in layout(model).compressed if b.cache == "shared"]
+    assert shared and all(compressed_state_bytes(b, vllm) == 0 for b in shared)
+    # Engram stays in device memory on vLLM (no offload by default).
+    assert not vllm.ngram_on_host("engram")

@@ -22,6 +22,29 @@ Count = Annotated[int, Field(ge=0, le=1_048_576)]
 BlockName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 
 
+class Indexer(Frozen):
+    """A sparse-attention indexer (DeepSeek V3.2's lightning indexer, GLM-5's DSA): ``heads`` query heads
+    of ``head_dim`` score every cached token against one cached index key per token, and the attention
+    then reads only the ``top_k`` best-scored tokens.
+
+    ``pool``: keys pooled over groups of that many tokens, with a learned gate in a lightning indexer
+    (GLM-5.3-Flash's K-pool: a position table of pool × head_dim and a gate projection hidden → head_dim;
+    each token caches its key and its gate logits), by a mean in a QSA indexer (one pooled key cached per
+    ``pool`` tokens)."""
+
+    heads: Heads
+    head_dim: Width
+    top_k: Tokens
+    pool: Annotated[int, Field(ge=1, le=1024)] = 1
+    # ``qsa`` (Qwen3.8-Flash-Next's QSA on GQA layers): one projection of the hidden state makes ``heads``
+    # query heads and one key head, each with an RMSNorm; keys are mean-pooled over ``pool`` tokens (no
+    # learned pooling) and scored without per-head weights.
+    style: Literal["lightning", "qsa"] = "lightning"
+    # ``shared``: the layer reuses the selection the nearest indexer below it made (DeepSeek V4.1's layers
+    # outside index_source_layer_ids): no weights of its own and no scoring, but the same ``top_k`` read.
+    selection: Literal["own", "shared"] = "own"
+
+
 class AttentionBlock(Frozen):
     """Softmax attention (MHA, GQA, MQA): K and V cached per KV head, for every token or a window."""
 
@@ -46,6 +69,8 @@ class AttentionBlock(Frozen):
     bias: bool = False
     output_bias: bool = False
     sinks: bool = False
+    # A QSA indexer: the layer attends to the ``top_k`` tokens it selects (Qwen3.8-Flash-Next).
+    indexer: Indexer | None = None
 
     @property
     def value_dim(self) -> int:
@@ -56,22 +81,9 @@ class AttentionBlock(Frozen):
     def _heads_group(self) -> Self:
         if self.heads % self.kv_heads:
             raise ValueError(f"heads ({self.heads}) must be a multiple of kv_heads ({self.kv_heads})")
+        if self.indexer is not None and (self.indexer.style != "qsa" or self.indexer.selection != "own"):
+            raise ValueError("an attention layer's indexer is a QSA indexer (style: qsa) with its own selection")
         return self
-
-
-class Indexer(Frozen):
-    """A sparse-attention indexer (DeepSeek V3.2's lightning indexer, GLM-5's DSA): ``heads`` query heads
-    of ``head_dim`` score every cached token against one cached index key per token, and the attention
-    then reads only the ``top_k`` best-scored tokens.
-
-    ``pool``: keys pooled over groups of that many tokens with a learned gate (GLM-5.3-Flash's K-pool:
-    a position table of pool × head_dim and a gate projection hidden → head_dim; each token caches its
-    key and its gate logits)."""
-
-    heads: Heads
-    head_dim: Width
-    top_k: Tokens
-    pool: Annotated[int, Field(ge=1, le=1024)] = 1
 
 
 class MLABlock(Frozen):
@@ -87,6 +99,12 @@ class MLABlock(Frozen):
     indexer: Indexer | None = None
     # A sigmoid gate on the attention output, projected from the hidden state (Kimi K3's g_proj).
     output_gate: bool = False
+
+    @model_validator(mode="after")
+    def _lightning(self) -> Self:
+        if self.indexer is not None and (self.indexer.style != "lightning" or self.indexer.selection != "own"):
+            raise ValueError("an MLA layer's indexer is a lightning indexer with its own selection")
+        return self
 
 
 class CompressedMLABlock(Frozen):
@@ -108,11 +126,23 @@ class CompressedMLABlock(Frozen):
     ratio: Annotated[int, Field(ge=0, le=65_536)]
     indexer: Indexer | None = None
     sinks: bool = False
+    # ``shared``: the layer reads the compressed entries (and their index keys) of the nearest layer below
+    # it that keeps them (DeepSeek V4.1's kv_source_layer_ids): no compressor and no cache beyond its window.
+    cache: Literal["own", "shared"] = "own"
+    # The compressor's learned position table (ratio × head_dim; DeepSeek V4 has one, V4.1 none).
+    position_bias: bool = True
+    # Where the index keys come from: the indexer's own compressor of the hidden state (V4), or the
+    # layer's compressed latent through one projection and an RMSNorm (V4.1).
+    index_keys: Literal["compressor", "latent"] = "compressor"
 
     @model_validator(mode="after")
     def _shapes(self) -> Self:
         if self.indexer is not None and self.ratio == 0:
             raise ValueError("an indexer selects compressed entries: it needs ratio > 0")
+        if self.cache == "shared" and self.ratio == 0:
+            raise ValueError("a layer that shares compressed entries needs ratio > 0")
+        if self.indexer is not None and self.indexer.style != "lightning":
+            raise ValueError("a compressed layer's indexer is a lightning indexer")
         if (self.heads * self.head_dim) % self.o_groups:
             raise ValueError(
                 f"heads × head_dim ({self.heads * self.head_dim}) must divide into o_groups ({self.o_groups})"
@@ -182,6 +212,8 @@ class MoEBlock(Frozen):
     shared_intermediate: Count = 0
     shared_gate: bool = False
     router_bias: bool = False
+    # A second router bias used on image tokens (DeepSeek V4.1's gate.bias_vl).
+    vision_router_bias: bool = False
     dense_beside: Count = 0
     latent: Width | None = None
     # An RMSNorm over the combined routed output at the latent width (Kimi K3's routed_expert_norm).
@@ -257,13 +289,56 @@ def expand(layers: tuple[Run, ...]) -> tuple[LayerSpec, ...]:
 class HyperConnections(Frozen):
     """Several residual streams mixed around every mixer and FFN (hyper-connections).
 
-    ``mhc`` (DeepSeek V4, GLM-5.3-Flash): per mixer and per FFN a mixing function of (2 + n)·n outputs
-    over the n·hidden streams, its bias and 3 scales; the streams collapse at the end by a mean (GLM) or
-    by a learned head (DeepSeek V4: n outputs, n biases, a scale)."""
+    ``mhc`` (DeepSeek V4 and V4.1, GLM-5.3-Flash): per mixer and per FFN a mixing function of (2 + n)·n
+    outputs over the n·hidden streams, its bias and 3 scales; the streams collapse at the end by a mean
+    (GLM), by a learned head (DeepSeek V4: n outputs, n biases, a scale) or by the last FFN's own mix
+    (V4.1: ``none``, no parameters).
+
+    ``gated_residual`` (Qwen3.8-Flash-Next): per mixer and per FFN a grouped RMSNorm over the n·hidden
+    streams, a low-rank (``rank``) gate down and up, and a block injection of n × n·hidden; the layers have
+    no norms of their own, and the streams collapse at the end through one more such block without the
+    injection, in place of the final norm."""
 
     streams: Annotated[int, Field(ge=2, le=16)]
-    kind: Literal["mhc"]
-    final: Literal["mean", "head"] = "mean"
+    kind: Literal["mhc", "gated_residual"]
+    final: Literal["mean", "head", "none"] = "mean"
+    rank: Annotated[int, Field(ge=1, le=65_536)] | None = None
+
+    @model_validator(mode="after")
+    def _rank(self) -> Self:
+        if (self.kind == "gated_residual") != (self.rank is not None):
+            raise ValueError("rank is the low-rank width of gated_residual hyper-connections (and only of them)")
+        if self.kind == "gated_residual" and self.final != "mean":
+            raise ValueError("final is how mhc streams collapse; gated_residual streams collapse through a mixer")
+        return self
+
+
+class NgramTable(Frozen):
+    """One n-gram embedding table: the decoder layer (0-based) that adds it and its rows."""
+
+    layer: Annotated[int, Field(ge=0, le=4095)]
+    rows: Annotated[int, Field(ge=1, le=10**11)]
+
+
+class NgramEmbedding(Frozen):
+    """Hashed n-gram embedding tables added to some layers' residual: each token looks up ``lookups`` rows
+    of ``width`` in each table (one per hash head), and a projection mixes them in. The tables are large and
+    read a few rows at a time, so engines may keep them in host RAM (engines.yaml ``ngram_tables_on_host``).
+
+    ``ple`` (Qwen3.8-Flash-Next's per-layer n-gram embedding): the lookups' concatenation E is projected to
+    keys over the streams (n·hidden × E) and to a value (hidden × E), with three RMSNorms over the streams
+    and a depthwise conv of ``conv_kernel`` taps over them.
+    ``engram`` (DeepSeek V4.1's Engram memory): E is projected to one key per stream and a shared value
+    ((n + 1)·hidden × E), with a query and a key weight of n × hidden for the gate."""
+
+    kind: Literal["ple", "engram"]
+    tables: tuple[NgramTable, ...] = Field(min_length=1, max_length=64)
+    width: Width
+    lookups: Annotated[int, Field(ge=1, le=1024)]
+    conv_kernel: Annotated[int, Field(ge=0, le=64)] = 0
+    # The conv's dilation (Qwen3.8-Flash-Next: the n-gram order, 3): it keeps (kernel − 1) · dilation
+    # positions of the streams per sequence.
+    conv_dilation: Annotated[int, Field(ge=1, le=64)] = 1
 
 
 class Network(Frozen):
@@ -273,12 +348,18 @@ class Network(Frozen):
     layers: tuple[Run, ...] = Field(min_length=1, max_length=256)
     mtp: MTP | None = None
     hyper_connections: HyperConnections | None = None
+    ngram: NgramEmbedding | None = None
 
     @model_validator(mode="after")
     def _names(self) -> Self:
         specs = expand(self.layers) + (self.mtp.layers if self.mtp else ())
         if len(specs) > 4096:
             raise ValueError(f"the schedule expands to {len(specs)} layers (at most 4096)")
+        if self.ngram is not None:
+            n = len(expand(self.layers))
+            bad = [t.layer for t in self.ngram.tables if t.layer >= n]
+            if bad:
+                raise ValueError(f"n-gram tables on layers {bad}: the schedule has {n} layers (0-based)")
         for mixer, ffn in specs:
             if mixer is None and ffn is None:
                 raise ValueError("a layer needs a mixer or an FFN (both are null)")

@@ -27,7 +27,7 @@ MAX_CONFIG_BYTES = 4 * 1024 * 1024
 # Model types whose q/k/v projections carry biases even though config.json does not say so.
 _QKV_BIAS_TYPES = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
 # Qwen3.5 (and its 3.6 / 3.8 successors) keeps Qwen3-Next's per-head q/k norms and gated shared expert.
-_QWEN3_5_TYPES = {"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
+_QWEN3_5_TYPES = {"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen4_exp", "qwen4_exp_text"}
 _QK_NORM_TYPES = {
     "qwen3",
     "qwen3_moe",
@@ -40,7 +40,14 @@ _QK_NORM_TYPES = {
     "olmoe",
     *_QWEN3_5_TYPES,
 }
-_SHARED_EXPERT_GATE_TYPES = {"qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"}
+_SHARED_EXPERT_GATE_TYPES = {
+    "qwen2_moe",
+    "qwen3_next",
+    "qwen3_5_moe",
+    "qwen3_5_moe_text",
+    "qwen4_exp",
+    "qwen4_exp_text",
+}
 _FOUR_NORM_TYPES = {"gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "olmo2"}
 # Types where experts use `intermediate_size` (there is no separate moe_intermediate_size).
 _EXPERTS_USE_INTERMEDIATE = {"mixtral", "gpt_oss", "phimoe", "jamba", "llama4_text", "llama4", "minimax_m2"}
@@ -304,6 +311,8 @@ _MTP_OWN_HEAD_TYPES = {"step3p5"}
 _MHC_MEAN_TYPES = {"glm5_next", "glm5_next_text"}
 # DeepSeek V4: mHC collapsed by a learned head (hc_head fn, base, scale; vLLM deepseek_v4.py).
 _MHC_HEAD_TYPES = {"deepseek_v4"}
+# DeepSeek V4.1: no head of its own; the last block's FFN mix collapses the streams (no hc_head tensors).
+_MHC_NONE_TYPES = {"deepseek_v41", "deepseek_v41_text"}
 
 
 def _letters_from(text: _Keys, layers: int) -> tuple[list[str], int | None]:
@@ -449,18 +458,12 @@ def _attention_blocks(text: _Keys, model_type: str, letters: list[str], window: 
             raise ConfigError(f"{text.prefix}layer_types: sliding layers with latent attention are not sized here")
         return {"mla": _mla_block(text, heads)}
     bias = text.flag("attention_bias", "qkv_bias")
-    gate = text.flag("attn_output_gate")
-    head_gate = text.flag("use_head_wise_attn_gate")
     common: dict[str, Any] = {
         "kind": "attention",
         "heads": heads,
         "kv_heads": kv_heads,
         "head_dim": head_dim,
-        "output_gate": "head"
-        if head_gate
-        else "element"
-        if (gate or (gate is None and model_type == "qwen3_next"))
-        else "none",
+        "output_gate": _output_gate(text, model_type),
         "qk_norm": model_type in _QK_NORM_TYPES or bool(text.flag("use_qk_norm")),
         "qk_norm_over": "projection" if text.text("qk_norm_type") == "per_layer" else "head",
         "bias": model_type in _QKV_BIAS_TYPES if bias is None else bias,
@@ -476,6 +479,9 @@ def _attention_blocks(text: _Keys, model_type: str, letters: list[str], window: 
         given = text.data.get(key) is not None
         full[field] = text.integer(key, default=default, to=f"network.blocks.attn.{field}" if given else "")
     full["k_eq_v"] = bool(text.flag("attention_k_eq_v"))
+    qsa = _qsa_indexer(text)
+    if qsa:
+        full["indexer"] = qsa
     blocks: dict[str, Any] = {}
     for geometry in (common, full):
         if geometry["heads"] % geometry["kv_heads"]:
@@ -506,6 +512,118 @@ def _attention_blocks(text: _Keys, model_type: str, letters: list[str], window: 
             swa["head_dim"] = sub.integer("head_dim", default=head_dim, to="network.blocks.swa.head_dim")
         blocks["swa"] = swa
     return blocks
+
+
+def _output_gate(text: _Keys, model_type: str) -> str:
+    """The attention output gate: per head (Step 3.5), per element (Qwen3-Next and its successors), or none."""
+    if text.flag("use_head_wise_attn_gate"):
+        return "head"
+    gate = text.flag("attn_output_gate")
+    if gate is None and text.text("output_gate_type") is not None:
+        # Qwen3.8-Flash-Next: "sigmoid" (an element-wise gate, the q projection doubled) or "none".
+        gate = text.text("output_gate_type") != "none"
+    return "element" if gate or (gate is None and model_type == "qwen3_next") else "none"
+
+
+def _qsa_indexer(text: _Keys) -> dict[str, Any] | None:
+    """Qwen3.8-Flash-Next's QSA indexer on its full-attention layers (indexer_* keys), or None."""
+    heads = text.integer("indexer_n_heads", default=0, minimum=0, to="network.blocks.attn.indexer.heads")
+    if not heads:
+        return None
+    if text.integer("indexer_kv_heads", default=1) != 1:
+        raise ConfigError(f"{text.prefix}indexer_kv_heads: a QSA indexer with several key heads is not sized here")
+    return {
+        "heads": heads,
+        "head_dim": text.integer("indexer_head_dim", to="network.blocks.attn.indexer.head_dim"),
+        "top_k": text.integer("indexer_budget", to="network.blocks.attn.indexer.top_k"),
+        "pool": text.integer("indexer_compress_ratio", default=1, to="network.blocks.attn.indexer.pool"),
+        "style": "qsa",
+    }
+
+
+def _is_prime(n: int) -> bool:
+    if n < 2:
+        return False
+    if n % 2 == 0:
+        return n == 2
+    return all(n % d for d in range(3, math.isqrt(n) + 1, 2))
+
+
+def _primes_from(start: int, count: int) -> list[int]:
+    """The first ``count`` primes at or above ``start``."""
+    out: list[int] = []
+    n = start
+    while len(out) < count:
+        if _is_prime(n):
+            out.append(n)
+        n += 1
+    return out
+
+
+def _layer_list(text: _Keys, key: str, layers: int, first: int) -> list[int]:
+    """A list of layer numbers counted from ``first``, as 0-based indexes inside the model."""
+    name = text.prefix + key
+    items = text.data.get(key)
+    text.consumed.add(key)
+    if not isinstance(items, list) or not items:
+        raise ConfigError(f"{name} must be a list of layer numbers, got {_show(items)}")
+    out = [_integer(item, name, first) - first for item in items]
+    if any(i >= layers for i in out) or len(set(out)) != len(out):
+        raise ConfigError(f"{name} names a layer outside the model's {layers} or twice")
+    return out
+
+
+def _ngram(text: _Keys, layers: int) -> dict[str, Any] | None:
+    """Hashed n-gram embedding tables: Qwen3.8-Flash-Next's per-layer n-gram embedding (ple_*) or DeepSeek
+    V4.1's Engram (engram_*), or None."""
+    if text.data.get("ple_layer_ids") is not None:
+        # Each PLE layer's table has (ngram_size − 1) · heads_per_ngram hash heads; head i of the k-th PLE layer
+        # has as many rows as the (16k + i + 1)-th prime at or above ngram_vocab_size_base, and the rows
+        # together are padded to a multiple of make_ngram_vocab_size_divisible_by (Qwen4ExpTextPLELayer).
+        ids = _layer_list(text, "ple_layer_ids", layers, 1)
+        order = text.integer("ngram_size", minimum=2)
+        per = text.integer("heads_per_ngram")
+        heads = (order - 1) * per
+        base = text.integer("ngram_vocab_size_base")
+        pad = text.integer("make_ngram_vocab_size_divisible_by", default=1)
+        embed = text.integer("ple_embed_dim")
+        text.integer("split_ngram_parts", default=1)  # how the checkpoint shards the table: no size of its own
+        if embed % heads:
+            raise ConfigError(f"{text.prefix}ple_embed_dim ({embed}) must divide into the {heads} hash heads")
+        if base > 10**9 or heads * len(ids) > 4096:
+            raise ConfigError(f"{text.prefix}ngram_vocab_size_base: tables this large are not sized here")
+        primes = _primes_from(base, heads * len(ids))
+        tables = []
+        for k, layer in enumerate(ids):
+            rows = sum(primes[k * heads : (k + 1) * heads])
+            tables.append({"layer": layer, "rows": -(-rows // pad) * pad})
+        return {
+            "kind": "ple",
+            "tables": tables,
+            "width": embed // heads,
+            "lookups": heads,
+            "conv_kernel": text.integer("ple_conv_kernel_size", default=0, minimum=0),
+            "conv_dilation": order,
+        }
+    if text.data.get("engram_layer_ids") is not None:
+        ids = _layer_list(text, "engram_layer_ids", layers, 0)
+        rows_raw = text.data.get("engram_num_embeddings")
+        text.consumed.add("engram_num_embeddings")
+        name = text.prefix + "engram_num_embeddings"
+        if not isinstance(rows_raw, list) or len(rows_raw) != len(ids):
+            raise ConfigError(f"{name} must give the rows of each of the {len(ids)} Engram layers")
+        counts = [_integer(r, name, 1) for r in rows_raw]
+        order = text.integer("engram_max_ngram_size", minimum=2)
+        heads = text.integer("engram_n_heads")
+        for key in ("engram_vocab_size", "engram_pad_token_id", "engram_compressed_vocab_size"):
+            text.integer(key, default=0, minimum=0)  # the hashing's inputs: the rows above are its result
+        return {
+            "kind": "engram",
+            "tables": [{"layer": i, "rows": r} for i, r in zip(ids, counts, strict=True)],
+            "width": text.integer("engram_head_dim"),
+            "lookups": (order - 1) * heads,
+        }
+    return None
 
 
 def _recurrent_blocks(text: _Keys, letters: list[str]) -> dict[str, Any]:
@@ -648,10 +766,10 @@ def _ffn_blocks(text: _Keys, model_type: str, hidden: int) -> tuple[dict[str, An
     return dense, moe
 
 
-def _network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str, Any]:
+def _network(text: _Keys, model_type: str, layers: int, hidden: int, multimodal: bool = False) -> dict[str, Any]:
     """The block list of the text model: blocks by name and a run-length layer schedule."""
     if text.data.get("compress_ratios") is not None:
-        return _compressed_network(text, model_type, layers, hidden)
+        return _compressed_network(text, model_type, layers, hidden, multimodal)
     letters, window = _letters_from(text, layers)
     blocks: dict[str, Any] = _attention_blocks(text, model_type, letters, window) if {"f", "s"} & set(letters) else {}
     blocks |= _recurrent_blocks(text, letters)
@@ -679,6 +797,9 @@ def _network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str
     net: dict[str, Any] = {"blocks": blocks, "layers": [r.model_dump(mode="json") for r in schedule]}
     if hc:
         net["hyper_connections"] = hc
+    ngram = _ngram(text, layers)
+    if ngram:
+        net["ngram"] = ngram
     mtp = _mtp(text, model_type, names, "moe" if moe else "mlp")
     if mtp and not nemotron:
         mtp["layers"] = _mtp_from_schedule(text, layers, len(mtp["layers"]), names, moe is not None) or mtp["layers"]
@@ -692,16 +813,90 @@ def _network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str
 _RATIO_NAMES = {0: "swa", 4: "csa", 128: "hca"}
 
 
-def _compressed_network(text: _Keys, model_type: str, layers: int, hidden: int) -> dict[str, Any]:
-    """DeepSeek V4's network: per layer a compressed-attention block of its ``compress_ratios`` entry (0
-    window only, 4 with an indexer, 128), MoE everywhere, the first ``num_hash_layers`` routed by token
-    hash (no correction bias), mHC streams, and the MTP layer(s) of the entries past the main layers."""
+def _compressed_blocks(
+    text: _Keys, ratios: list[int], layers: int, common: dict[str, Any], indexer: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """The compressed-attention blocks and each layer's block name (MTP entries past the layers included).
+
+    DeepSeek V4: every layer keeps its own compressed cache; the ratio-4 layers select with an indexer
+    (vLLM deepseek_v4.py). DeepSeek V4.1 (``kv_source_layer_ids``): only the KV sources compress, the other
+    layers read the nearest source below them; every compressed layer attends to ``index_topk`` selected
+    entries, chosen by its own indexer on ``index_source_layer_ids`` and reused by the layers above; index
+    keys come from the source's latent; the compressor has no position table (inference/model.py)."""
+    if text.data.get("kv_source_layer_ids") is None:
+        blocks: dict[str, Any] = {}
+        for r in sorted(set(ratios)):
+            block = dict(common, ratio=r)
+            if r == 4:
+                block["indexer"] = indexer
+            blocks[_RATIO_NAMES.get(r, f"cmla_{r}")] = block
+        return blocks, [_RATIO_NAMES.get(r, f"cmla_{r}") for r in ratios]
+    kv_sources = set(_layer_list(text, "kv_source_layer_ids", layers, 0))
+    index_sources = set(_layer_list(text, "index_source_layer_ids", layers, 0))
+    for key in ("candidate_source_layer_id", "candidate_topk_blocks", "candidate_block_size"):
+        text.integer(key, default=0, minimum=0)  # a two-level selection: no weights and no cache of its own
+    blocks = {}
+    names = []
+    for i, r in enumerate(ratios):
+        if r == 0:
+            block, name = dict(common, ratio=0), "swa"
+        else:
+            own, selects = i in kv_sources, i in index_sources
+            below = [s for s in kv_sources if s <= i]
+            if not below or ratios[max(below)] != r:
+                raise ConfigError(f"{text.prefix}kv_source_layer_ids: layer {i} (ratio {r}) has no source of its ratio")
+            if own and not selects:
+                raise ConfigError(f"{text.prefix}index_source_layer_ids: KV source {i} must index its own keys")
+            role = "source" if own else "reindex" if selects else "reuse"
+            sel = {**indexer, "selection": "own" if selects else "shared"}
+            block = dict(common, ratio=r, cache="own" if own else "shared", indexer=sel)
+            block |= {"position_bias": False, "index_keys": "latent"}
+            name = f"c{r}_{role}"
+        blocks[name] = block
+        names.append(name)
+    return blocks, names
+
+
+def _compressed_mtp(text: _Keys, names: list[str], layers: int) -> dict[str, Any] | None:
+    """DeepSeek V4's MTP layers: the compress_ratios entries past the main layers, with the model's MoE."""
+    count = text.integer("num_nextn_predict_layers", default=0, minimum=0)
+    if not count:
+        return None
+    if len(names) < layers + count:
+        raise ConfigError(f"{text.prefix}compress_ratios lists no ratio for the {count} MTP layer(s)")
+    return {"layers": [[names[layers + j], "moe"] for j in range(count)]}
+
+
+def _dspark(text: _Keys, common: dict[str, Any], moe: dict[str, Any], blocks: dict[str, Any]) -> dict[str, Any] | None:
+    """DeepSeek V4.1's DSpark drafter (stored as mtp.*): draft blocks of window-only attention and a narrower
+    MoE of their own (dspark_n_routed_experts, top dspark_num_experts_per_tok), one module. Its projections
+    and Markov and confidence heads are counted as one MTP module's projection (2·hidden²), a few hundred
+    million short of the release's 14.2B of drafter weights; engines load it only for speculative decoding."""
+    count = text.integer("num_nextn_predict_layers", default=0, minimum=0)
+    if not count:
+        return None
+    experts = text.integer("dspark_n_routed_experts", default=moe["experts"], to="network.blocks.dspark_moe.experts")
+    top = text.integer("dspark_num_experts_per_tok", default=moe["experts_per_token"])
+    for key in ("dspark_block_size", "dspark_noise_token_id", "dspark_markov_rank"):
+        text.integer(key, default=0, minimum=0)
+    text.consumed.add("dspark_target_layer_ids")
+    blocks.setdefault("swa", dict(common, ratio=0))
+    blocks["dspark_moe"] = dict(moe, experts=experts, experts_per_token=top)
+    return {"layers": [["swa", "dspark_moe"]] * count, "modules": 1}
+
+
+def _compressed_network(text: _Keys, model_type: str, layers: int, hidden: int, multimodal: bool) -> dict[str, Any]:
+    """DeepSeek V4 / V4.1's network: per layer a compressed-attention block of its ``compress_ratios``
+    entry (0 window only; V4: 4 with an indexer, 128; V4.1: 1 and 2, with shared caches), MoE everywhere,
+    the first ``num_hash_layers`` routed by token hash (no correction bias), mHC streams, Engram tables, and
+    the MTP layers (V4: the entries past the main layers; V4.1: the DSpark drafter)."""
     name = text.prefix + "compress_ratios"
     ratios_raw = text.data.get("compress_ratios")
     text.consumed.update({"compress_ratios", "compress_rope_theta"})
     if not isinstance(ratios_raw, list) or len(ratios_raw) < layers:
         raise ConfigError(f"{name} must list a ratio for each of the {layers} layers, got {_show(ratios_raw)}")
     ratios = [_integer(r, name, 0) for r in ratios_raw]
+    v41 = text.data.get("kv_source_layer_ids") is not None
     heads = text.integer("num_attention_heads", to="network.blocks.csa.heads")
     if text.integer("num_key_value_heads", default=1) != 1:
         raise ConfigError(
@@ -723,33 +918,30 @@ def _compressed_network(text: _Keys, model_type: str, layers: int, hidden: int) 
         "head_dim": text.integer("index_head_dim", to="network.blocks.csa.indexer.head_dim"),
         "top_k": text.integer("index_topk", to="network.blocks.csa.indexer.top_k"),
     }
-    blocks: dict[str, Any] = {}
-    for r in sorted(set(ratios)):
-        block = dict(common, ratio=r)
-        if r == 4:
-            block["indexer"] = indexer  # only the ratio-4 layers select with an indexer (vLLM deepseek_v4.py)
-        blocks[_RATIO_NAMES.get(r, f"cmla_{r}")] = block
+    blocks, names = _compressed_blocks(text, ratios, layers, common, indexer)
     _, moe = _ffn_blocks(text, model_type, hidden)
     if moe is None:
         raise ConfigError(
             f"{text.prefix}n_routed_experts: a compressed-attention model without experts is not sized here"
         )
     hashed = text.integer("num_hash_layers", default=0, minimum=0)
+    # DeepSeek V4.1: image tokens route with a bias of their own (gate.bias_vl) in a multimodal checkpoint.
+    moe["vision_router_bias"] = multimodal and v41
     blocks["moe"] = moe
     blocks["moe_hash"] = dict(moe, router_bias=False)  # hash routing: no correction bias
-    names = [_RATIO_NAMES.get(r, f"cmla_{r}") for r in ratios]
     specs = [(names[i], "moe_hash" if i < hashed else "moe") for i in range(layers)]
     schedule = runs(tuple(specs), _validated_blocks(blocks, text.origin))
     net: dict[str, Any] = {"blocks": blocks, "layers": [r.model_dump(mode="json") for r in schedule]}
     hc = _hyper_connections(text, model_type)
     if hc:
         net["hyper_connections"] = hc
-    count = text.integer("num_nextn_predict_layers", default=0, minimum=0)
-    if count:
-        if len(names) < layers + count:
-            raise ConfigError(f"{name} lists no ratio for the {count} MTP layer(s)")
-        net["mtp"] = {"layers": [[names[layers + j], "moe"] for j in range(count)]}
-    used = {n for spec in [*specs, *(net["mtp"]["layers"] if count else [])] for n in spec if n}
+    ngram = _ngram(text, layers)
+    if ngram:
+        net["ngram"] = ngram
+    mtp = _dspark(text, common, moe, blocks) if v41 else _compressed_mtp(text, names, layers)
+    if mtp:
+        net["mtp"] = mtp
+    used = {n for spec in [*specs, *(mtp["layers"] if mtp else [])] for n in spec if n}
     net["blocks"] = {k: v for k, v in blocks.items() if k in used}
     return net
 
@@ -785,11 +977,24 @@ def _validated_blocks(blocks: dict[str, Any], origin: dict[str, str]) -> dict[st
 
 
 def _hyper_connections(text: _Keys, model_type: str) -> dict[str, Any] | None:
-    """Manifold-constrained hyper-connections (``mhc`` with ``hc_mult`` streams), or None."""
+    """Hyper-connections: Qwen3.8-Flash-Next's gated residual (``hc_count`` streams, ``hc_lowrank``), or
+    manifold-constrained ones (``mhc`` with ``hc_mult`` streams), or None."""
+    count = text.integer("hc_count", default=0, minimum=0, to="network.hyper_connections.streams")
+    if count:
+        rank = text.integer("hc_lowrank", to="network.hyper_connections.rank")
+        return {"streams": count, "kind": "gated_residual", "rank": rank}
     streams = text.integer("hc_mult", default=0, minimum=0, to="network.hyper_connections.streams")
     if not streams:
         return None
-    final = "mean" if model_type in _MHC_MEAN_TYPES else "head" if model_type in _MHC_HEAD_TYPES else None
+    final = (
+        "mean"
+        if model_type in _MHC_MEAN_TYPES
+        else "head"
+        if model_type in _MHC_HEAD_TYPES
+        else "none"
+        if model_type in _MHC_NONE_TYPES
+        else None
+    )
     if final is None:
         raise ConfigError(f"{text.prefix}hc_mult: how {model_type} mixes and collapses its streams is not sized here")
     text.integer("hc_sinkhorn_iters", default=0, minimum=0)
@@ -845,6 +1050,8 @@ def _norms_per_layer(text: _Keys, model_type: str) -> int:
     attention residuals' two norms and two projections (attn_res_block_size), else 2."""
     if text.integer("attn_res_block_size", default=0, minimum=0):
         return 6
+    if text.integer("hc_count", default=0, minimum=0):
+        return 0  # Qwen3.8-Flash-Next: the gated residual blocks replace the layer norms
     return 4 if model_type in _FOUR_NORM_TYPES else 1 if model_type == "nemotron_h" else 2
 
 
@@ -886,7 +1093,8 @@ def model_from_config(cfg: dict[str, Any], *, name: str, source: str) -> Model:
         origin,
         "architecture",
     )
-    network = _network(text, model_type, arch.num_layers, arch.hidden_size)
+    multimodal = text is not top and isinstance(top.data.get("vision_config"), dict)
+    network = _network(text, model_type, arch.num_layers, arch.hidden_size, multimodal)
     _refuse_unread(text, top)
     slug = slugify(name)[:80].strip("-") or "model"
     data: dict[str, Any] = {

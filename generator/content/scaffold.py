@@ -34,8 +34,15 @@ def network_lines(net: Network) -> list[str]:
         lines.append(f"    - {_flow(run.model_dump(mode='json'))}")
     if net.mtp is not None:
         lines.append(f"  mtp: {_flow(net.mtp.model_dump(mode='json', exclude_defaults=True))}")
-    if net.hyper_connections is not None:
-        lines.append(f"  hyper_connections: {_flow(net.hyper_connections.model_dump(mode='json'))}")
+    hc = net.hyper_connections
+    if hc is not None:
+        # A gated residual collapses through its own mixer: ``final`` is an mhc setting.
+        drop = {"final"} if hc.kind == "gated_residual" else set()
+        lines.append(f"  hyper_connections: {_flow(hc.model_dump(mode='json', exclude_none=True, exclude=drop))}")
+    if net.ngram is not None:
+        lines.append(
+            f"  ngram: {_flow(net.ngram.model_dump(mode='json', exclude_defaults=True) | {'kind': net.ngram.kind})}"
+        )
     return lines
 
 

@@ -666,6 +666,26 @@ class CompressedMLACache(Frozen):
     notes: Prose = ""
 
 
+class PooledIndexCache(Frozen):
+    """How an engine caches a QSA indexer's keys (Qwen3.8-Flash-Next): one mean-pooled key per ``pool``
+    tokens, at this element size whatever the KV cache's type (vLLM's QSACompressedKeyCache and SGLang's
+    qsa_bytes_per_token: BF16). Without this record, one key per token at the KV cache's element size (the
+    reference implementation's cache of raw keys)."""
+
+    key_bytes_per_element: Annotated[float, Field(gt=0, le=8)]
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+
+class NgramPlacement(Frozen):
+    """Which kinds of n-gram embedding table (blocks.NgramEmbedding) an engine keeps in host RAM by default;
+    the others sit in device memory, split over the devices like the other weights."""
+
+    host: tuple[Literal["ple", "engram"], ...] = ()
+    sources: tuple[Source, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+
 class EngineProfile(Frozen):
     """How one inference engine lays out memory and where it runs, with the sources of its constants."""
 
@@ -687,6 +707,8 @@ class EngineProfile(Frozen):
     state_ssm_bytes: Annotated[float, Field(gt=0, le=8)]
     indexed_mla: IndexedMLACache | None = None
     compressed_mla: CompressedMLACache | None = None
+    pooled_index: PooledIndexCache | None = None
+    ngram_tables: NgramPlacement | None = None
     split: Literal["layer", "tensor", "none"]
     tensor_parallel_efficiency: Annotated[float, Field(gt=0, le=1)] = 1.0
     allreduce_latency_s: Annotated[float, Field(ge=0, le=1)] = 0.0
@@ -715,6 +737,10 @@ class EngineProfile(Frozen):
     def runs(self, hw: Hardware, fmt: str | None = None) -> bool:
         """Whether this engine runs on ``hw`` (and runs weights in ``fmt`` there, when given)."""
         return any(fmt is None or b.runs_format(fmt) for b in self.backends_on(hw))
+
+    def ngram_on_host(self, kind: str) -> bool:
+        """Whether this engine keeps n-gram tables of ``kind`` in host RAM by default."""
+        return self.ngram_tables is not None and kind in self.ngram_tables.host
 
 
 CliValue = Literal["int", "float", "string", "path", "repo", "json", "switch", "choice"]

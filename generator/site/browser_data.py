@@ -94,6 +94,9 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
                     "notes": True,
                     "backends": {"__all__": BACKEND_PROSE},
                     "indexed_mla": {"sources", "notes"},
+                    "compressed_mla": {"sources", "notes"},
+                    "pooled_index": {"sources", "notes"},
+                    "ngram_tables": {"sources", "notes"},
                 },
             )
             for e in catalog.engines.values()

@@ -35,13 +35,27 @@ def kv_bytes_per_token_layer(
     return latent + index if index else latent
 
 
+def ngram_state_bytes(model: Model, engine: EngineProfile) -> float:
+    """Bytes of state one sequence holds for the n-gram tables' convolutions: (kernel − 1) · dilation
+    positions of the residual streams per table (Qwen3.8-Flash-Next: 9 × 4 × 2560; vLLM short_conv_state)."""
+    ng = model.network.ngram
+    if ng is None or not ng.conv_kernel:
+        return 0.0
+    hc = model.network.hyper_connections
+    width = (hc.streams if hc else 1) * model.architecture.hidden_size
+    positions = (ng.conv_kernel - 1) * ng.conv_dilation
+    return len(ng.tables) * positions * width * engine.state_conv_bytes
+
+
 def state_bytes_per_seq(model: Model, engine: EngineProfile) -> float:
-    """Bytes of recurrent (and compressor) state one sequence holds over all layers (read every step)."""
+    """Bytes of recurrent (and compressor, and n-gram conv) state one sequence holds over all layers (read
+    every step)."""
     laid = layout(model)
-    if not laid.recurrent and not laid.compressed:
+    if not laid.recurrent and not laid.compressed and model.network.ngram is None:
         return 0.0  # attention layers only: no state
     total = float(sum(n * state_bytes_per_seq_layer(block, engine) for block, n in laid.recurrent))
-    return total + sum(n * compressed_state_bytes(block, engine) for block, n in laid.compressed)
+    total += sum(n * compressed_state_bytes(block, engine) for block, n in laid.compressed)
+    return total + ngram_state_bytes(model, engine)
 
 
 def cached_tokens(window: int | None, engine: EngineProfile, context: int, seqs: int, unit: int | None = None) -> int:
@@ -69,9 +83,9 @@ def _window(block: AttentionBlock | MLABlock) -> int | None:
 
 
 def _page(block: AttentionBlock | MLABlock, engine: EngineProfile) -> int | None:
-    """The page size a sparse-attention layer's kernels require on ``engine`` (None: the engine's own)."""
+    """The page size a sparse MLA layer's kernels require on ``engine`` (None: the engine's own)."""
     ix = engine.indexed_mla
-    return ix.block_tokens if ix and sparse_top_k(block) is not None else None
+    return ix.block_tokens if ix and isinstance(block, MLABlock) and block.indexer is not None else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,9 +95,10 @@ class KVCache:
     attention_bytes: int
     state_bytes: int
     bytes_per_token: float
-    # Attention cache bytes by the share of them a tensor-parallel rank keeps for 2, 4 and 8 ranks
-    # (blocks whose KV heads split alike are summed together): see ``per_rank``.
-    by_block: tuple[tuple[float, AttentionBlock | MLABlock | CompressedMLABlock], ...] = ()
+    # Attention cache bytes by the block that holds them, for the share of them a tensor-parallel rank
+    # keeps (blocks whose KV heads split alike are summed together; None: index keys every rank keeps
+    # whole, a QSA indexer's): see ``per_rank_attention``.
+    by_block: tuple[tuple[float, AttentionBlock | MLABlock | CompressedMLABlock | None], ...] = ()
 
     @property
     def total(self) -> int:
@@ -95,7 +110,7 @@ class KVCache:
         left on the devices: heads split, replicated past the KV head count, MLA latents whole."""
         shares: dict[float, float] = {}
         for nbytes, block in self.by_block:
-            share = kv_split_share(block, gpus)
+            share = 1.0 if block is None else kv_split_share(block, gpus)
             shares[share] = shares.get(share, 0.0) + nbytes
         if len(shares) == 1:
             ((share, _),) = shares.items()
@@ -126,16 +141,18 @@ def compressed_cache(
     rec = engine.compressed_mla
     record = rec.fp8_record_bytes if rec and rec.fp8_record_bytes and kv_bytes == 1 else None
     row = float(record) if record is not None else block.head_dim * kv_bytes
+    # A layer that shares another's compressed entries keeps only its window (DeepSeek V4.1).
+    ratio = block.ratio if block.cache == "own" else 0
     index_row = 0.0
-    if block.indexer is not None:
+    if block.indexer is not None and ratio:
         index_row = rec.index_key_bytes if rec and rec.index_key_bytes else block.indexer.head_dim * kv_bytes
     unit = engine.context_pad_tokens
     if rec and rec.block_tokens and rec.window_block_tokens:
         wb, cb, align = rec.window_block_tokens, rec.block_tokens, rec.page_align_bytes
         window_tokens = min(block.window - 1 + engine.batch_tokens, context)
         total = seqs * _paged(pad(window_tokens, wb) + wb, wb, wb, row, align)
-        if block.ratio:
-            per_page = cb // block.ratio
+        if ratio:
+            per_page = cb // ratio
             total += seqs * _paged(context, per_page, cb, row, align)
             if index_row:
                 total += seqs * _paged(context, per_page, cb, index_row, align)
@@ -144,8 +161,8 @@ def compressed_cache(
         total = pad(min(context * seqs, block.window * seqs + engine.batch_tokens), unit) * row
     else:
         total = seqs * min(pad(context, unit), block.window) * row
-    if block.ratio:
-        entries = seqs * pad(-(-context // block.ratio), unit)
+    if ratio:
+        entries = seqs * pad(-(-context // ratio), unit)
         total += entries * (row + index_row)
     return total
 
@@ -155,7 +172,7 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
     laid = layout(model)
     attention = 0.0
     per_token = 0.0
-    by_block: list[tuple[float, AttentionBlock | MLABlock | CompressedMLABlock]] = []
+    by_block: list[tuple[float, AttentionBlock | MLABlock | CompressedMLABlock | None]] = []
     # A fixed order (layout's: full, windowed, MLA; then the recurrent kinds) keeps the float sums
     # identical run to run (and in the browser's sizing model).
     for block, n in laid.attention:
@@ -163,13 +180,18 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
         window = _window(block)
         nbytes = n * per_layer * cached_tokens(window, engine, context, seqs, _page(block, engine))
         attention += nbytes
-        by_block.append((nbytes, block))
+        if isinstance(block, AttentionBlock) and block.indexer is not None:
+            # The QSA indexer's keys: one head, replicated on every tensor-parallel rank.
+            index = n * index_key_bytes(block, kv_bytes, engine) * cached_tokens(window, engine, context, seqs)
+            by_block += [(nbytes - index, block), (index, None)]
+        else:
+            by_block.append((nbytes, block))
         per_token += per_layer * n
     for cblock, n in laid.compressed:
         nbytes = n * compressed_cache(cblock, engine, kv_bytes, context, seqs)
         attention += nbytes
         by_block.append((nbytes, cblock))
-        if cblock.ratio:
+        if cblock.ratio and cblock.cache == "own":
             index = cblock.indexer.head_dim * kv_bytes if cblock.indexer else 0.0
             per_token += n * (cblock.head_dim * kv_bytes + index) / cblock.ratio
     state = 0.0
@@ -177,6 +199,7 @@ def kv_cache(model: Model, engine: EngineProfile, kv_bytes: float, context: int,
         state += n * seqs * state_bytes_per_seq_layer(rblock, engine)
     for cblock, n in laid.compressed:
         state += n * seqs * compressed_state_bytes(cblock, engine)
+    state += seqs * ngram_state_bytes(model, engine)
     return KVCache(
         attention_bytes=math.ceil(attention),
         state_bytes=math.ceil(state),
@@ -192,9 +215,13 @@ def kv_read_per_token(model: Model, kv_bytes: float, context: int, state_bytes: 
         window = _window(block)
         top_k = sparse_top_k(block)
         if top_k is not None:
-            # Sparse attention: the indexer scores every cached key, the attention reads the top_k latents.
+            # Sparse attention: the indexer scores every cached key (a QSA indexer one pooled key per pool
+            # tokens), the attention reads the top_k latents (or K and V rows).
             latent = kv_elements_per_token(block) * kv_bytes
-            read += n * (latent * min(context, top_k) + index_key_bytes(block, kv_bytes, None) * context)
+            index = index_key_bytes(block, kv_bytes, None)
+            if isinstance(block, AttentionBlock) and block.indexer is not None:
+                index /= block.indexer.pool
+            read += n * (latent * min(context, top_k) + index * context)
             continue
         read += kv_bytes_per_token_layer(block, kv_bytes) * n * (context if window is None else min(context, window))
     for cblock, n in layout(model).compressed:
@@ -204,8 +231,10 @@ def kv_read_per_token(model: Model, kv_bytes: float, context: int, state_bytes: 
             entries = -(-context // cblock.ratio)
             ix = cblock.indexer
             if ix is not None:
-                # Compressed sparse attention: every index key scored, the top_k compressed rows read.
-                read += n * (row * min(entries, ix.top_k) + ix.head_dim * kv_bytes * entries)
+                # Compressed sparse attention: every index key scored (by a layer that selects for itself),
+                # the top_k compressed rows read.
+                scored = ix.head_dim * kv_bytes * entries if ix.selection == "own" else 0.0
+                read += n * (row * min(entries, ix.top_k) + scored)
             else:
                 read += n * row * entries
     return read + state_bytes

@@ -185,6 +185,11 @@ def _attention_params(b: AttentionBlock, h: int) -> tuple[int, int]:
         small += h
     if b.sinks:
         small += b.heads
+    ix = b.indexer
+    if ix is not None:
+        # QSA: one projection to the query heads and the key head, an RMSNorm on each (Qwen4ExpTextQSAIndexer).
+        matrices += h * (ix.heads + 1) * ix.head_dim
+        small += 2 * ix.head_dim
     return matrices, small
 
 
@@ -194,22 +199,32 @@ def compressor_overlap(ratio: int) -> int:
 
 
 def _compressed_mla_params(b: CompressedMLABlock, h: int) -> tuple[int, int]:
-    """(matrix, small) params of a DeepSeek V4 attention layer (vLLM deepseek_v4.py, deepseek_compressor.py):
-    wq_a, q_norm, wq_b, wkv, kv_norm, the grouped low-rank output (wo_a, wo_b) and sinks; with a ratio,
-    the compressor (wkv and wgate of overlap·head_dim, its position table and norm); the indexer (wq_b
-    from the q latent, weights_proj, and its own ratio-4 compressor of the index keys; no wk)."""
+    """(matrix, small) params of a DeepSeek V4 / V4.1 attention layer (vLLM deepseek_v4.py,
+    deepseek_compressor.py; DeepSeek-V4.1-Flash inference/model.py): wq_a, q_norm, wq_b, wkv, kv_norm, the
+    grouped low-rank output (wo_a, wo_b) and sinks. A layer that keeps its own compressed cache adds the
+    compressor: wkv of overlap·head_dim, a gate as wide where it pools (ratio > 1), its position table (V4)
+    and norm. An indexer with its own selection adds wq_b from the q latent and weights_proj; its keys
+    come from its own ratio-4 compressor of the hidden state (V4: no wk) or, in the layer that keeps the
+    cache, from the latent through wk and an RMSNorm (V4.1)."""
     heads_width = b.heads * b.head_dim
     matrices = h * b.q_lora_rank + b.q_lora_rank * heads_width + h * b.head_dim
     matrices += (heads_width // b.o_groups) * (b.o_groups * b.o_lora_rank) + b.o_groups * b.o_lora_rank * h
     small = b.q_lora_rank + b.head_dim + (b.heads if b.sinks else 0)
-    if b.ratio:
+    own = b.cache == "own"
+    if b.ratio and own:
         coff = compressor_overlap(b.ratio)
-        matrices += 2 * coff * b.head_dim * h
-        small += b.ratio * coff * b.head_dim + b.head_dim
+        matrices += (2 if b.ratio > 1 else 1) * coff * b.head_dim * h
+        small += (b.ratio * coff * b.head_dim if b.position_bias else 0) + b.head_dim
     ix = b.indexer
     if ix is not None:
-        matrices += b.q_lora_rank * ix.heads * ix.head_dim + h * ix.heads + 2 * 2 * ix.head_dim * h
-        small += b.ratio * 2 * ix.head_dim + ix.head_dim
+        if ix.selection == "own":
+            matrices += b.q_lora_rank * ix.heads * ix.head_dim + h * ix.heads
+        if own and b.index_keys == "compressor":
+            matrices += 2 * 2 * ix.head_dim * h
+            small += b.ratio * 2 * ix.head_dim + ix.head_dim
+        elif own:
+            matrices += b.head_dim * ix.head_dim
+            small += ix.head_dim
     return matrices, small
 
 
@@ -276,7 +291,8 @@ def ffn_params(block: FFN, h: int) -> FFNParams:
     width = block.latent or h
     one_m, one_s = ffn_matrix(width, block.intermediate, block.gated, block.bias)
     # Expert biases are tiny; they count as small tensors, all resident, read only for active experts.
-    small = block.experts * one_s + h * block.experts + (block.experts if block.router_bias else 0)
+    biases = int(block.router_bias) + int(block.vision_router_bias)
+    small = block.experts * one_s + h * block.experts + block.experts * biases
     shared = 0
     if block.shared_intermediate:
         m, s = ffn_matrix(h, block.shared_intermediate, block.gated, block.bias)
@@ -315,9 +331,17 @@ def kv_elements_per_token(block: AttentionBlock | MLABlock) -> int:
 
 def index_key_bytes(block: AttentionBlock | MLABlock, kv_bytes: float, engine: EngineProfile | None) -> float:
     """Bytes of one token's sparse-attention index key in one layer (0 without an indexer): the engine's
-    record where it has one (vLLM: 132), else ``head_dim`` elements of the KV cache's type (llama.cpp)."""
-    if not isinstance(block, MLABlock) or block.indexer is None:
+    record where it has one (vLLM: 132), else ``head_dim`` elements of the KV cache's type (llama.cpp).
+    A QSA indexer keeps one mean-pooled key per ``pool`` tokens where the engine says so (vLLM and SGLang,
+    in BF16), else one key per token at the KV cache's element size."""
+    if block.indexer is None:
         return 0.0
+    if isinstance(block, AttentionBlock):
+        ix = block.indexer
+        pooled = engine.pooled_index if engine else None
+        if pooled is None:
+            return ix.head_dim * kv_bytes
+        return ix.head_dim * pooled.key_bytes_per_element / ix.pool
     record = engine.indexed_mla.index_key_bytes if engine and engine.indexed_mla else None
     # A pooled indexer caches each token's gate logits beside its key (llama.cpp: two heads of head_dim).
     elements = block.indexer.head_dim * (2 if block.indexer.pool > 1 else 1)
@@ -357,12 +381,16 @@ def state_bytes_per_seq_layer(block: GatedDeltaNetBlock | Mamba2Block | KDABlock
 
 def sparse_top_k(block: AttentionBlock | MLABlock) -> int | None:
     """How many cached tokens a sparse-attention layer reads per query (None: every one in reach)."""
-    return block.indexer.top_k if isinstance(block, MLABlock) and block.indexer else None
+    return block.indexer.top_k if block.indexer else None
 
 
 def index_width(block: AttentionBlock | MLABlock) -> int:
-    """The indexer's query-key width over its heads: FLOPs per (query, key) pair it scores / 2."""
-    return block.indexer.heads * block.indexer.head_dim if isinstance(block, MLABlock) and block.indexer else 0
+    """The indexer's query-key width over its heads: FLOPs per (query, key) pair it scores / 2 (a QSA
+    indexer scores pooled keys: per token, 1/pool of that)."""
+    ix = block.indexer
+    if ix is None:
+        return 0
+    return ix.heads * ix.head_dim // (ix.pool if ix.style == "qsa" else 1)
 
 
 def attention_width(block: AttentionBlock | MLABlock) -> int:
@@ -383,12 +411,14 @@ def kv_split_share(block: AttentionBlock | MLABlock | CompressedMLABlock, gpus: 
 def compressed_state_bytes(block: CompressedMLABlock, engine: EngineProfile) -> float:
     """Bytes of compressor state one sequence holds in one DeepSeek V4 layer: the kv and score rows (overlap
     × ratio of them, overlap × head_dim wide) of the main compressor and of the indexer's, at the engine's
-    state element size (FP32 in vLLM's CompressorStateCache and llama.cpp's llama-kv-cache-dsv4)."""
-    if not block.ratio:
+    state element size (FP32 in vLLM's CompressorStateCache and llama.cpp's llama-kv-cache-dsv4). Only a
+    layer that pools (ratio > 1) into a cache of its own keeps it (V4.1: ratio-1 compressors pool nothing,
+    and its index keys come from the latent, with no compressor of their own)."""
+    if block.ratio <= 1 or block.cache != "own":
         return 0.0
     coff = compressor_overlap(block.ratio)
     rows = 2 * (coff * block.ratio) * (coff * block.head_dim)
-    if block.indexer is not None:
+    if block.indexer is not None and block.index_keys == "compressor":
         rows += 2 * (2 * block.ratio) * (2 * block.indexer.head_dim)
     return rows * engine.state_ssm_bytes
 

@@ -160,6 +160,9 @@ def memory(
     host_weights = round(layered * sc.offload)
     if engine.keeps_embeddings_on_host and not weights.tied:
         host_weights += weights.embedding
+    ngram = model.network.ngram
+    if ngram is not None and engine.ngram_on_host(ngram.kind):
+        host_weights += weights.ngram
     text_weights = weights.total - host_weights
     # The vision encoder stays whole on the first device under layer split (llama.cpp's mmproj), and is
     # sharded like the rest under tensor parallelism.

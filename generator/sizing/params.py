@@ -22,6 +22,8 @@ class ParamCount:
     small: int
     # Multi-token-prediction layers: in the checkpoint, not loaded (not in ``total``).
     mtp: int = 0
+    # Hashed n-gram embedding tables (blocks.NgramEmbedding): held in memory, a few rows read per token.
+    ngram: int = 0
 
     @property
     def total(self) -> int:
@@ -34,12 +36,14 @@ class ParamCount:
             + self.shared_experts
             + self.experts
             + self.small
+            + self.ngram
         )
 
     @property
     def active(self) -> int:
-        """Parameters that take part in one token's forward pass (embedding table included)."""
-        return self.total - self.experts + self.experts_active
+        """Parameters that take part in one token's forward pass (embedding table included, n-gram tables
+        not: a token reads a few of their rows)."""
+        return self.total - self.experts + self.experts_active - self.ngram
 
     @property
     def body(self) -> int:
@@ -80,14 +84,23 @@ def _count(model: Model) -> ParamCount:
         experts += n * f.experts
         experts_active += n * f.experts_active
         small += n * f.small
-    small += h  # final norm
     hc = model.network.hyper_connections
-    if hc is not None:
-        # Per mixer and per FFN: the mixing function ((2 + n)·n × n·h), its bias and 3 scales; then the head.
-        mix = (2 + hc.streams) * hc.streams
-        small += laid.num_layers * 2 * (mix * hc.streams * h + mix + 3)
-        if hc.final == "head":
-            small += hc.streams * hc.streams * h + hc.streams + 1
+    small += hc_params(model, laid.num_layers)
+    ngram = 0
+    ng = model.network.ngram
+    if ng is not None:
+        streams = hc.streams if hc else 1
+        width = ng.lookups * ng.width
+        for table in ng.tables:
+            ngram += table.rows * ng.width
+            if ng.kind == "ple":
+                # Keys over the streams and a value from the lookups; 3 RMSNorms and a conv over the streams.
+                attention += (streams * h + h) * width
+                small += 3 * streams * h + streams * h * ng.conv_kernel
+            else:
+                # Engram: one key per stream and a shared value; a query and a key weight per stream.
+                attention += (streams + 1) * h * width
+                small += 2 * streams * h
     embedding = a.vocab_size * h
     output = 0 if a.tie_word_embeddings else a.vocab_size * h
     return ParamCount(
@@ -100,7 +113,35 @@ def _count(model: Model) -> ParamCount:
         experts_active=experts_active,
         small=small,
         mtp=_mtp(model, laid),
+        ngram=ngram,
     )
+
+
+def _gated_residual(streams: int, h: int, rank: int, inject: bool) -> int:
+    """Parameters of one gated-residual hyper-connection block (Qwen4ExpTextGatedResidual): a grouped RMSNorm
+    over the streams, the low-rank gate down and up, and the block injection (none in the final mixer)."""
+    return streams * h + 2 * rank * streams * h + (streams * streams * h if inject else 0)
+
+
+def hc_params(model: Model, layers: int) -> int:
+    """Small parameters of the residual around ``layers`` layers and the end of the network: the final norm,
+    or the hyper-connections' blocks per mixer and per FFN and their final collapse (for ``mhc``: the
+    mixing function ((2 + n)·n × n·h), its bias and 3 scales, then the head; for ``gated_residual``: its
+    blocks, then a mixer in place of the final norm)."""
+    h = model.architecture.hidden_size
+    hc = model.network.hyper_connections
+    if hc is None:
+        return h
+    if hc.kind == "gated_residual":
+        assert hc.rank is not None
+        return layers * 2 * _gated_residual(hc.streams, h, hc.rank, True) + _gated_residual(
+            hc.streams, h, hc.rank, False
+        )
+    mix = (2 + hc.streams) * hc.streams
+    total = h + layers * 2 * (mix * hc.streams * h + mix + 3)
+    if hc.final == "head":
+        total += hc.streams * hc.streams * h + hc.streams + 1
+    return total
 
 
 def _mtp(model: Model, laid: Layout) -> int:
@@ -118,6 +159,12 @@ def _mtp(model: Model, laid: Layout) -> int:
         f = ffn_params(ffn, h)
         total += n * (f.dense + f.shared + f.experts + f.small)
     per_module = 2 * h * h + 3 * h
+    hc = model.network.hyper_connections
+    if hc is not None and hc.kind == "gated_residual":
+        # The hidden state's norm spans the streams, and a mixer takes the final norm's place (the MTP module
+        # of Qwen3.8-Flash-Next); each layer keeps its two gated-residual blocks.
+        per_module = 2 * h * h + h + hc_params(model, 0) + hc.streams * h
+        total += hc_params(model, laid.mtp_layers) - hc_params(model, 0)
     if laid.mtp_own_head:
         per_module += model.architecture.vocab_size * h
     return total + laid.mtp_layers * model.architecture.norms_per_layer * h + laid.mtp_modules * per_module

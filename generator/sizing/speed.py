@@ -28,7 +28,7 @@ def attention_flops(model: Model, tokens: int) -> float:
     pairs_full = n * n / 2
     total = 0.0
     for block, layers in layout(model).attention:
-        w = block.window if isinstance(block, AttentionBlock) else sparse_top_k(block)
+        w = block.window if isinstance(block, AttentionBlock) and block.window is not None else sparse_top_k(block)
         pairs = pairs_full if w is None or n <= w else n * w - w * w / 2
         total += 2 * attention_width(block) * (layers * pairs)
         if index_width(block):
@@ -50,7 +50,7 @@ def _compressed_prompt_flops(b: CompressedMLABlock, n: float) -> float:
         k = b.indexer.top_k if b.indexer else None
         pairs += n * n / (2 * r) if k is None or n / r <= k else k * n - k * k * r / 2
     total = 2 * width * pairs
-    if b.indexer is not None and b.ratio:
+    if b.indexer is not None and b.indexer.selection == "own" and b.ratio:
         total += 2 * b.indexer.heads * b.indexer.head_dim * (n * n / (2 * b.ratio))
     return total
 
@@ -59,7 +59,7 @@ def decode_attention_flops(model: Model, context: int) -> float:
     """FLOPs of attention for one new token against ``context`` cached tokens."""
     total = 0.0
     for block, layers in layout(model).attention:
-        w = block.window if isinstance(block, AttentionBlock) else sparse_top_k(block)
+        w = block.window if isinstance(block, AttentionBlock) and block.window is not None else sparse_top_k(block)
         total += 2.0 * attention_width(block) * (layers * (context if w is None else min(context, w)))
         if index_width(block):
             total += 2.0 * index_width(block) * (layers * context)
@@ -69,7 +69,7 @@ def decode_attention_flops(model: Model, context: int) -> float:
             entries = -(-context // cblock.ratio)
             ix = cblock.indexer
             reads += min(entries, ix.top_k) if ix else entries
-            if ix is not None:
+            if ix is not None and ix.selection == "own":
                 total += 2.0 * ix.heads * ix.head_dim * (layers * entries)
         total += 2.0 * (2 * cblock.heads * cblock.head_dim) * (layers * reads)
     return total

@@ -37,11 +37,14 @@ class WeightBytes:
     expert_bpw: float
     params: int
     tied: bool
+    # Hashed n-gram embedding tables, stored at the body's bits per weight (Qwen3.8-Flash-Next's FP8
+    # checkpoint keeps its table FP8, the BF16 one BF16); a token reads a few rows of them.
+    ngram: int = 0
 
     @property
     def total(self) -> int:
         """All weight bytes held in memory."""
-        return self.embedding + self.output + self.body + self.experts + self.small
+        return self.embedding + self.output + self.body + self.experts + self.small + self.ngram
 
     @property
     def per_token_read(self) -> int:
@@ -82,4 +85,5 @@ def weight_bytes(params: ParamCount, fmt: QuantFormat) -> WeightBytes:
         expert_bpw=expert,
         params=params.total,
         tied=not params.output,
+        ngram=b(params.ngram, bulk),
     )
