@@ -146,3 +146,17 @@ def test_device_groups_hold_every_accelerator_once_by_memory_then_vendor(catalog
     rtx = catalog.hardware["rtx-4090"]
     home = next(g for g in groups if any(h.slug == "rtx-4090" for _, hws in g.vendors for h in hws))
     assert {v for v, _ in home.vendors} >= {"AMD", "NVIDIA"} and rtx.short_name == "GeForce RTX 4090"
+
+
+def test_facts_name_ngram_tables_and_skip_shared_compressed_rows(catalog: Catalog) -> None:
+    """Qwen3.8-Flash-Next's facts give its n-gram table and where each engine that runs it keeps it;
+    DeepSeek-V4.1-Flash's KV per token counts only the four layers that keep compressed entries:
+    3 × (1,024 + 256) / 2 + (1,024 + 256) = 3,200 B in 16 bits (the 36 other layers read theirs)."""
+    from generator.site.model_page import kv_formula, model_facts
+
+    qwen = model_facts(catalog, catalog.model("qwen3-8-flash-next"))
+    assert qwen.ngram == (320_001_536 * 160, 1, 16, 160)
+    assert qwen.ngram_host == ("llama.cpp", "Ollama") and qwen.ngram_device == ("vLLM",)
+    v41 = catalog.model("deepseek-v4-1-flash")
+    assert kv_formula(v41).total == 3 * (1024 + 256) / 2 + (1024 + 256) == 3_200
+    assert model_facts(catalog, v41).ngram_device == ("vLLM",)

@@ -122,6 +122,11 @@ class ModelFacts:
     # MLA: (latent rank, RoPE dimensions); MoE: (experts per token, experts, shared experts).
     mla: tuple[int, int] | None = None
     experts: tuple[int, int, int] | None = None
+    # Hashed n-gram tables: (parameters, tables, rows read per token per table, values per row), and the
+    # labels of the engines that keep them in host RAM and of those that keep them on the devices.
+    ngram: tuple[int, int, int, int] | None = None
+    ngram_host: tuple[str, ...] = ()
+    ngram_device: tuple[str, ...] = ()
 
 
 def _attention_rows(model: Model) -> tuple[AttentionRow, ...]:
@@ -149,6 +154,8 @@ def model_facts(catalog: Catalog, model: Model) -> ModelFacts:
     windows = [b.window for b, _ in laid.attention if isinstance(b, AttentionBlock) and b.window]
     mla = next((b for b, _ in laid.attention if isinstance(b, MLABlock)), None)
     moe = next((b for b, _ in laid.moe), None)
+    ng = model.network.ngram
+    engines = [e for e in catalog.engines.values() if model.runs_on(e.name)]
     return ModelFacts(
         count_params(model),
         layer_counts(model),
@@ -158,6 +165,9 @@ def model_facts(catalog: Catalog, model: Model) -> ModelFacts:
         window=min(windows) if windows else None,
         mla=(mla.kv_lora_rank, mla.qk_rope_head_dim) if mla else None,
         experts=(moe.experts_per_token, moe.experts, moe.shared_experts) if moe else None,
+        ngram=(count_params(model).ngram, len(ng.tables), ng.lookups, ng.width) if ng else None,
+        ngram_host=tuple(e.label for e in engines if ng and e.ngram_on_host(ng.kind)),
+        ngram_device=tuple(e.label for e in engines if ng and not e.ngram_on_host(ng.kind)),
     )
 
 
@@ -555,11 +565,13 @@ class CompressedLine:
     row_bytes: float
     index_dim: int
     top_k: int
+    # Whether these layers read the rows a layer below them keeps (DeepSeek V4.1) instead of their own.
+    shared: bool = False
 
     @property
     def per_token(self) -> float:
         """Bytes per token these layers add as the context grows (rows and index keys, 16-bit)."""
-        if not self.ratio:
+        if not self.ratio or self.shared:
             return 0.0
         return self.layers * (self.row_bytes + self.index_dim * 2.0) / self.ratio
 
@@ -594,14 +606,14 @@ def kv_formula(model: Model) -> KVFormula:
         key: tuple[object, ...] = (
             ("mla", block.kv_lora_rank, block.qk_rope_head_dim, block.indexer)
             if isinstance(block, MLABlock)
-            else ("gqa", block.kv_heads, block.head_dim, block.value_dim)
+            else ("gqa", block.kv_heads, block.head_dim, block.value_dim, block.indexer)
         )
         groups.setdefault(key, []).append((block, n))
     lines = []
     for members in groups.values():
         block = members[0][0]
         per_layer = kv_elements_per_token(block) * 2.0
-        ix = block.indexer if isinstance(block, MLABlock) else None
+        ix = block.indexer
         layers = sum(n for _, n in members)
         windowed = [(b, n) for b, n in members if isinstance(b, AttentionBlock) and b.window is not None]
         mla = isinstance(block, MLABlock)
@@ -633,6 +645,7 @@ def kv_formula(model: Model) -> KVFormula:
             row_bytes=b.head_dim * 2.0,
             index_dim=b.indexer.head_dim if b.indexer else 0,
             top_k=b.indexer.top_k if b.indexer else 0,
+            shared=b.cache == "shared",
         )
         for b, n in laid.compressed
     )

@@ -96,7 +96,8 @@ class ModelGroup:
         model = catalog.models[slug]
         pairs = tuple(pair_data(catalog, model, hw) for hw in hosts(catalog, model))
         reference = catalog.hardware.get(FOOTPRINT_REFERENCE) or next(iter(catalog.hardware.values()))
-        need_hw = [h for h in NEED_HARDWARE if h in catalog.hardware] or list(catalog.hardware)[:4]
+        paired = [p.hardware.slug for p in pairs]
+        need_hw = [h for h in NEED_HARDWARE if h in paired] or paired[:4]
         b = badges.badge(pairs)
         board = leaderboard(catalog, pairs)
         answers, recs = common_answers(catalog, model)
