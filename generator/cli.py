@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from generator.content.catalog import PRICE_MAX_AGE_DAYS, Catalog, UnknownName
 from generator.content.hfconfig import ConfigError, load_config
 from generator.content.loader import ContentErrors, load_catalog, parse_file
@@ -223,8 +225,35 @@ def content_warnings(
     catalog: Catalog, today: dt.date, max_price_age_days: int, content: Path = DEFAULT_CONTENT
 ) -> tuple[list[str], list[str]]:
     """(errors, warnings) beyond schema validation: unfinished scaffolds, parameter mismatches, stale prices."""
-    errors = _unfinished_scaffolds(content) + _param_mismatches(catalog)
+    errors = _unfinished_scaffolds(content) + _param_mismatches(catalog) + _tensor_mismatches(catalog, content)
     return errors, _stale_prices(catalog, today, max_price_age_days)
+
+
+def _tensor_mismatches(catalog: Catalog, content: Path) -> list[str]:
+    """Each checkpoint tensor summary (content/tensors/) against its model's block list."""
+    from generator.content.tensors import TensorSummary, mismatches
+
+    folder = content / "tensors"
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.glob("*.yaml")):
+        problems: list[Any] = []
+        parsed = parse_file(path, TensorSummary, content, problems)
+        if parsed is None:
+            out += [str(p) for p in problems]
+            continue
+        summary: TensorSummary = parsed.value
+        where = f"content/tensors/{path.name}"
+        if path.stem != summary.model:
+            out.append(f"{where}: model: {summary.model!r} does not match the file name")
+            continue
+        model = catalog.models.get(summary.model)
+        if model is None:
+            out.append(f"{where}: model: {summary.model!r} is not in the catalog")
+            continue
+        out += [f"{where}: {m}" for m in mismatches(model, summary)]
+    return out
 
 
 def cmd_check_content(args: argparse.Namespace, catalog: Catalog) -> int:
@@ -363,6 +392,41 @@ def cmd_serve(args: argparse.Namespace, _catalog: Catalog | None) -> int:
     return serve(args.content, args.out, args.port, base_url)
 
 
+def cmd_tensors(args: argparse.Namespace, catalog: Catalog) -> int:
+    """Summarise a published safetensors index or header by role into content/tensors/<slug>.yaml."""
+    import yaml
+
+    from generator.content.tensors import mismatches, summarise
+
+    model = catalog.model(args.model)
+    path = Path(args.file)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a readable JSON safetensors index or header ({exc})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a JSON object (an index's weight_map, or a header)")
+    try:
+        summary = summarise(data, model, args.source, args.revision, args.bytes_per_param)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise UserError(f"--{where.replace('_', '-')}: {first['msg'].removeprefix('Value error, ')}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"{path}: not a safetensors index or header: {exc}") from None
+    text = yaml.safe_dump(summary.model_dump(mode="json", exclude_none=True), sort_keys=False, allow_unicode=True)
+    if args.stdout:
+        print(text, end="")
+    else:
+        out = args.content / "tensors" / f"{model.slug}.yaml"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {out}")
+    for problem in mismatches(model, summary):
+        print(f"mismatch: {problem}", file=sys.stderr)
+    return 0
+
+
 def cmd_new_model(args: argparse.Namespace, _catalog: Catalog | None) -> int:
     """Scaffold a model file; it reads no catalog, so it works while other files are half-written."""
     from generator.content.scaffold import scaffold
@@ -484,6 +548,21 @@ def parser() -> argparse.ArgumentParser:
     n.add_argument("--stdout", action="store_true", help="print instead of writing")
     n.add_argument("--force", action="store_true", help="overwrite an existing file")
     n.set_defaults(func=cmd_new_model, needs_calibration=False, needs_catalog=False)
+
+    t = sub.add_parser(
+        "tensors",
+        help="summarise a checkpoint's safetensors index or header by role",
+        description="Write content/tensors/<slug>.yaml from a published copy of a model's safetensors index or header.",
+    )
+    t.add_argument("file", help="model.safetensors.index.json, or a shard's header as JSON")
+    t.add_argument("--model", required=True, help="the catalog model it belongs to")
+    t.add_argument("--source", required=True, help="where the copy was published (URL, or repo:path@commit)")
+    t.add_argument("--revision", default="unknown", help="the Hugging Face revision it is of (40 hex digits)")
+    t.add_argument(
+        "--bytes-per-param", type=float, default=None, help="an index's storage per parameter (BF16: 2), if uniform"
+    )
+    t.add_argument("--stdout", action="store_true", help="print instead of writing")
+    t.set_defaults(func=cmd_tensors, needs_calibration=False)
 
     v = sub.add_parser(
         "serve",
