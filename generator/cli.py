@@ -252,7 +252,7 @@ def _tensor_mismatches(catalog: Catalog, content: Path) -> list[str]:
         if model is None:
             out.append(f"{where}: model: {summary.model!r} is not in the catalog")
             continue
-        out += [f"{where}: {m}" for m in mismatches(model, summary)]
+        out += [f"{where}: {m}" for m in mismatches(model, summary, catalog.formats)]
     return out
 
 
@@ -407,7 +407,8 @@ def cmd_tensors(args: argparse.Namespace, catalog: Catalog) -> int:
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a JSON object (an index's weight_map, or a header)")
     try:
-        summary = summarise(data, model, args.source, args.revision, args.bytes_per_param)
+        stored = catalog.format(args.stored_as).name if args.stored_as else None
+        summary = summarise(data, model, args.source, args.revision, args.bytes_per_param, stored)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
@@ -422,7 +423,7 @@ def cmd_tensors(args: argparse.Namespace, catalog: Catalog) -> int:
         out.parent.mkdir(exist_ok=True)
         out.write_text(text, encoding="utf-8")
         print(f"wrote {out}")
-    for problem in mismatches(model, summary):
+    for problem in mismatches(model, summary, catalog.formats):
         print(f"mismatch: {problem}", file=sys.stderr)
     return 0
 
@@ -561,6 +562,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--bytes-per-param", type=float, default=None, help="an index's storage per parameter (BF16: 2), if uniform"
     )
+    t.add_argument("--stored-as", default=None, help="the catalog format the checkpoint is stored in (BF16, MXFP4...)")
     t.add_argument("--stdout", action="store_true", help="print instead of writing")
     t.set_defaults(func=cmd_tensors, needs_calibration=False)
 

@@ -115,3 +115,29 @@ def test_the_command_writes_a_summary_check_content_reads(tmp_path: Path) -> Non
     check = subprocess.run([*run, "check-content"], capture_output=True, text=True, cwd=ROOT)
     assert check.returncode == 2
     assert "content/tensors/llama-3-2-1b-instruct.yaml: the checkpoint has an output head" in check.stderr
+
+
+def test_the_published_indexes_agree_with_the_block_list_to_the_byte(catalog: Catalog) -> None:
+    """Three published copies of checkpoint indexes (content/tensors/): Llama-3.1-8B-Instruct's 16,060,522,496
+    bytes are 2 × 8,030,261,248 BF16 parameters, Devstral-Small-2507's 2 × 23,572,403,200, and gpt-oss-20b's
+    13,761,264,768 are its MXFP4 experts (4.25 bits) and BF16 rest, as the block list counts them."""
+    import yaml
+
+    from generator.content.tensors import TensorSummary, stored_bytes
+    from tests.conftest import CONTENT
+
+    expected = {
+        "llama-3-1-8b-instruct": 16_060_522_496,
+        "devstral-small-2507": 47_144_806_400,
+        "gpt-oss-20b": 13_761_264_768,
+    }
+    for slug, size in expected.items():
+        summary = TensorSummary.model_validate(yaml.safe_load((CONTENT / "tensors" / f"{slug}.yaml").read_text()))
+        model = catalog.model(slug)
+        assert summary.total_bytes == size
+        assert stored_bytes(model, summary, catalog.format(summary.stored_as or "")) == size, slug
+        assert mismatches(model, summary, catalog.formats) == [], slug
+    summary = summary.model_copy(update={"stored_as": "BF16"})
+    assert mismatches(catalog.model("gpt-oss-20b"), summary, catalog.formats) == [
+        "BF16 weights of the block list take 41,829,514,368 bytes, the checkpoint 13,761,264,768 (+203.97%)"
+    ]

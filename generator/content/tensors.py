@@ -18,9 +18,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from generator.content.blocks import AttentionBlock, MoEBlock
-from generator.content.schema import Model, Prose, Slug, Source
+from generator.content.schema import Model, Prose, QuantFormat, Slug, Source
 from generator.content.types import Frozen
 from generator.sizing.params import ParamCount, count_params
+from generator.sizing.weights import body_bpw, weight_bytes
 
 Role = Literal[
     "embedding",
@@ -98,6 +99,9 @@ class TensorSummary(Frozen):
     total_bytes: Annotated[int, Field(ge=1)]
     # An index's bytes per parameter (BF16: 2) where the whole checkpoint is stored alike; a header gives dtypes.
     bytes_per_param: Annotated[float, Field(gt=0, le=8)] | None = None
+    # The catalog format the checkpoint is stored in (BF16; MXFP4 for gpt-oss): its weight bytes for the
+    # block list's parameters must equal the checkpoint's total size.
+    stored_as: Annotated[str, Field(min_length=1, max_length=40)] | None = None
     tensors: Annotated[int, Field(ge=1)]
     roles: dict[Role, RoleCount]
     layers: Annotated[int, Field(ge=0)]
@@ -138,7 +142,12 @@ def _role(name: str, layer: int | None, layers: int) -> Role:
 
 
 def summarise(
-    data: Mapping[str, Any], model: Model, source: str, revision: str, bytes_per_param: float | None
+    data: Mapping[str, Any],
+    model: Model,
+    source: str,
+    revision: str,
+    bytes_per_param: float | None,
+    stored_as: str | None = None,
 ) -> TensorSummary:
     """A summary of a safetensors index ({"metadata": {"total_size"}, "weight_map"}) or header
     ({name: {"dtype", "shape", "data_offsets"}, "__metadata__"}) against ``model``'s layer count."""
@@ -183,6 +192,7 @@ def summarise(
         kind=kind,
         total_bytes=total,
         bytes_per_param=bytes_per_param if kind == "index" else None,
+        stored_as=stored_as,
         tensors=len(names),
         roles={
             r: RoleCount(tensors=c[0], params=c[1] if kind == "header" else None)
@@ -219,8 +229,9 @@ def compared(model: Model, summary: TensorSummary, p: ParamCount) -> int:
     return total
 
 
-def mismatches(model: Model, summary: TensorSummary) -> list[str]:
-    """What the checkpoint's tensors say that the model's block list does not."""
+def mismatches(model: Model, summary: TensorSummary, formats: Mapping[str, QuantFormat] | None = None) -> list[str]:
+    """What the checkpoint's tensors say that the model's block list does not (``formats``: the catalog's,
+    to hold the total size against the weight bytes of the format it is stored in)."""
     out = []
     net = model.network
     arch = model.architecture
@@ -243,10 +254,41 @@ def mismatches(model: Model, summary: TensorSummary) -> list[str]:
         if attention and found != flag:
             what = "attention biases" if key == "bias" else "q/k norms"
             out.append(f"{what} {'in' if found else 'not in'} the checkpoint, {key} is {flag} in the network")
+    return out + _size_mismatches(model, summary, formats)
+
+
+def _size_mismatches(model: Model, summary: TensorSummary, formats: Mapping[str, QuantFormat] | None) -> list[str]:
+    """The checkpoint's parameters (from its size or shapes) and bytes (in its stored format) against the
+    block list's, beyond TOLERANCE."""
+    out = []
     held = checkpoint_params(summary)
     if held is not None:
         ours = compared(model, summary, count_params(model))
         gap = (ours - held) / held
         if abs(gap) > TOLERANCE:
             out.append(f"the block list counts {ours:,} parameters, the checkpoint holds {held:,} ({gap:+.2%})")
+    if summary.stored_as is not None:
+        fmt = (formats or {}).get(summary.stored_as)
+        if fmt is None:
+            out.append(f"stored_as: {summary.stored_as!r} is not a format of formats.yaml")
+        else:
+            size = stored_bytes(model, summary, fmt)
+            gap = (size - summary.total_bytes) / summary.total_bytes
+            if abs(gap) > TOLERANCE:
+                out.append(
+                    f"{fmt.name} weights of the block list take {size:,} bytes, the checkpoint {summary.total_bytes:,} "
+                    f"({gap:+.2%})"
+                )
     return out
+
+
+def stored_bytes(model: Model, summary: TensorSummary, fmt: QuantFormat) -> int:
+    """Bytes the block list's parameters take in ``fmt``, with the MTP layers and vision encoder (16-bit)
+    where the checkpoint has them."""
+    p = count_params(model)
+    total = weight_bytes(p, fmt).total
+    if summary.mtp_layers:
+        total += round(p.mtp * body_bpw(fmt) / 8)
+    if "vision" in summary.roles and model.vision is not None:
+        total += 2 * model.vision.params
+    return total
