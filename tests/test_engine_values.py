@@ -383,3 +383,22 @@ def test_offer_monthly_prices_the_scenarios_devices(catalog: Catalog) -> None:
     assert offer_monthly(eight, 2, 1, a) == pytest.approx(972.80, abs=1e-9)
     card = CloudOffer(hardware="atlas-300i-duo-96gb", gpus=1, usd_per_hour=1.0, source="https://example.org", **fields)
     assert offer_monthly(card, 2, 2, a) == pytest.approx(1.0 * 8 * 30.4, abs=1e-9)
+
+
+def test_no_mac_counts_all_its_memory(catalog: Catalog) -> None:
+    """Every Mac's GPU may use macOS's default working set, never all its memory: a figure its file cites,
+    else the rule of assumptions.yaml (2/3 up to 36 GB, 3/4 above). An M5 with 32 GB gets what an M1 Max
+    with 32 GB printed (21.33 GiB); an M3 Ultra with 512 GB, 384 GiB."""
+    from generator.sizing.memory import usable_bytes_per_gpu
+
+    llama = catalog.engine("llama.cpp")
+    macs = [h for h in catalog.hardware.values() if h.kind.value == "apple_unified"]
+    assert len(macs) >= 20
+    for hw in macs:
+        assert hw.gpu_memory_limit_gib is not None, hw.slug
+        assert usable_bytes_per_gpu(hw, llama) <= 0.85 * hw.memory_bytes, hw.slug
+    m5, m1 = catalog.hw("apple-m5-32gb"), catalog.hw("apple-m1-max-32c-32gb")
+    assert (m5.gpu_memory_limit_kind, m1.gpu_memory_limit_kind) == ("rule", "measured")
+    assert usable_bytes_per_gpu(m5, llama) == usable_bytes_per_gpu(m1, llama) == round(21.33 * 1024**3)
+    assert catalog.hw("apple-m3-ultra-80c-512gb").gpu_memory_limit_gib == 384.0
+    assert catalog.hw("apple-m5-max-40c-128gb").gpu_memory_limit_gib == 107.52  # printed on macOS 26

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from generator.content.catalog import Catalog
 from generator.content.schema import (
+    GIB,
     ApiPrice,
     ArchitectureSupport,
     Assumptions,
@@ -32,6 +33,7 @@ from generator.content.schema import (
     EngineProfile,
     FileSize,
     Hardware,
+    HardwareKind,
     KVDtype,
     MemoryLog,
     Model,
@@ -903,7 +905,7 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
     assert formats_p and engines_p and assumptions_p
     catalog = Catalog.create(
         models=models.values(),
-        hardware=hardware.values(),
+        hardware=_with_gpu_limits(hardware, assumptions_p.value).values(),
         formats=formats.values(),
         kv_dtypes=kv_dtypes.values(),
         engines=engines.values(),
@@ -923,6 +925,20 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
         programs=cli_p.value.programs if cli_p else (),
     )
     return catalog, hardware_entries, model_entries
+
+
+def _with_gpu_limits(hardware: dict[str, Hardware], assumptions: Assumptions) -> dict[str, Hardware]:
+    """Macs whose files cite no GPU working set get macOS's default rule (assumptions.yaml); those that
+    cite one keep it, marked measured. No Mac counts all its memory as usable by the GPU."""
+    out = {}
+    for slug, hw in hardware.items():
+        if hw.gpu_memory_limit_gib is not None:
+            hw = hw.model_copy(update={"gpu_memory_limit_kind": "measured"})
+        elif hw.kind is HardwareKind.apple_unified:
+            limit = assumptions.apple_gpu_limit_gib(hw.memory_bytes / GIB)
+            hw = hw.model_copy(update={"gpu_memory_limit_gib": limit, "gpu_memory_limit_kind": "rule"})
+        out[slug] = hw
+    return out
 
 
 def _check_hosted(entries: list[Parsed[Model]], catalog: Catalog, problems: list[Problem]) -> None:

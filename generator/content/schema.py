@@ -328,6 +328,9 @@ class Hardware(Frozen):
     link: Literal["nvlink", "xgmi", "pcie", "hccs", "ub", "mtlink", "ethernet", "none"]
     chips: Annotated[int, Field(ge=1, le=64)] = 1
     gpu_memory_limit_gib: Annotated[float, Field(ge=0.5, le=100_000)] | None = None
+    # Where gpu_memory_limit_gib came from: a measurement the file cites, or (filled by the loader for a Mac
+    # whose file gives none) macOS's default rule in assumptions.yaml.
+    gpu_memory_limit_kind: Literal["measured", "rule"] = "measured"
     # Another entry built on the same chip (same CPU and GPU cores, bandwidth and peak), differing only in
     # memory size or machine: measurements of either tell the compute of both (calibrate.implied_peaks).
     same_chip_as: Slug | None = None
@@ -820,7 +823,20 @@ class Assumptions(Frozen):
     max_gpus: Annotated[int, Field(ge=1, le=64)]
     reading_words_per_minute: Annotated[float, Field(gt=0, le=2_000)]
     tokens_per_word: Annotated[float, Field(gt=0, le=10)]
+    # macOS's default GPU working set (Metal's recommendedMaxWorkingSetSize) as a share of a Mac's memory:
+    # the small share up to apple_gpu_small_up_to_gib, the large one above; a Mac whose file cites a measured
+    # figure keeps it.
+    apple_gpu_share_small: Annotated[float, Field(gt=0, le=1)]
+    apple_gpu_share_large: Annotated[float, Field(gt=0, le=1)]
+    apple_gpu_small_up_to_gib: Annotated[float, Field(gt=0, le=100_000)]
     sources: tuple[Source, ...] = Field(min_length=1)
+
+    def apple_gpu_limit_gib(self, memory_gib: float) -> float:
+        """macOS's default GPU working set for a Mac of ``memory_gib``, to 0.01 GiB."""
+        share = (
+            self.apple_gpu_share_small if memory_gib <= self.apple_gpu_small_up_to_gib else self.apple_gpu_share_large
+        )
+        return round(memory_gib * share, 2)
 
 
 class DecodeFit(Frozen):

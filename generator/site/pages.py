@@ -215,6 +215,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
         "groups": size_groups(g.rows[hw.slug]),
         "default_context": g.catalog.assumptions.default_context,
         "gpu_limit_bytes": limit,
+        "assumptions": g.catalog.assumptions,
         "stale_before": g.catalog.stale_before,
         "device": device_view(hw),
         "offers": g.catalog.offers_for(hw.slug),
