@@ -11,7 +11,8 @@
  * @typedef {import("./finder.js").Option} Option
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {import("./display.js").Artifacts} Artifacts
- * @typedef {{ tok_s: string, per_hour: string, units: string, none: string, count: string, comfortable: string,
+ * @typedef {{ tok_s: string, per_hour: string, instance: string, billing: Record<string, string>, units: string,
+ *   none: string, count: string, comfortable: string,
  *   tight: string, oom: string, chart_title: string, x_buy: string, x_rent: string, y: string, frontier: string,
  *   ticks: Record<string, string> }} FinderMessages templates with {names}; ticks: the price axis' labels
  * @typedef {{ lang: string, model: import("./sizing.js").Model, artifacts: Artifacts, number_spec: NumberSpec,
@@ -79,7 +80,8 @@ async function main(root, pageEl) {
       context: Math.min(Math.round(num("context", 8192)), sizing.maxContextOf(page.model)),
       min_tok_s: num("tok_s", 1),
       users: Math.min(Math.round(num("users", 1)), 4096),
-      mode: mode === "used" || mode === "rent" ? mode : "buy",
+      mode: mode === "used" || mode === "rent" ? mode : mode === "rent_any" ? "rent" : "buy",
+      interruptible: mode === "rent_any",
       max_devices: Math.min(Math.round(num("devices", 8)), 64),
       budget_usd: Number.isFinite(budget) && budget > 0 ? budget : null,
       engine: String(f.get("engine") || "") || null,
@@ -169,7 +171,13 @@ async function main(root, pageEl) {
     const verdict = document.createElement("span");
     verdict.className = s.est.verdict === "comfortable" ? "ok" : s.est.verdict; // site.css badge classes
     verdict.textContent = t[s.est.verdict];
-    const cost = q.mode === "rent" ? interpolate(t.per_hour, { usd: fmt.usd(s.cost_usd) }) : fmt.usd(s.cost_usd, 0);
+    let cost = q.mode === "rent" ? interpolate(t.per_hour, { usd: fmt.usd(s.cost_usd) }) : fmt.usd(s.cost_usd, 0);
+    if (s.offer) {
+      // The instance rented, and whether it is on demand, spot or a marketplace host.
+      const o = s.offer;
+      const where = interpolate(t.instance, { provider: o.provider, instance: o.instance, gpus: fmt.num(o.gpus) });
+      cost += ` (${where}, ${t.billing[o.billing] || o.billing})`;
+    }
     const cells = [
       `${s.fmt} · ${s.engine} · KV ${s.kv_dtype}`,
       interpolate(t.tok_s, { n: fmt.sig(s.est.decode_tok_s) }),

@@ -21,11 +21,13 @@
  * @typedef {{ formats: QuantFormat[], engines: EngineProfile[], kv_cache: KVDtype[],
  *   family_engine: Record<string, string>, hardware: FinderHardware[], offers: CloudOffer[], rules: Rules }} FinderData
  * @typedef {{ context: number, min_tok_s: number, users: number, mode: "buy" | "used" | "rent",
- *   max_devices: number, budget_usd: number | null, engine: string | null }} Question
+ *   max_devices: number, budget_usd: number | null, engine: string | null, interruptible?: boolean }} Question
+ *   interruptible: rentals may be spot or marketplace offers (on demand only by default)
  * @typedef {{ hardware: FinderHardware, devices: number, fmt: string, engine: string, kv_dtype: string, rank: number,
  *   decode_tok_s: number }} Option
  * @typedef {{ hardware: FinderHardware, devices: number, units: number, fmt: string, engine: string, kv_dtype: string,
- *   est: Estimate, cost_usd: number, price: UnitPrice | null, usd_per_hour: number | null }} Setup
+ *   est: Estimate, cost_usd: number, price: UnitPrice | null, usd_per_hour: number | null,
+ *   offer: CloudOffer | null }} Setup
  */
 
 /**
@@ -98,25 +100,24 @@ export function options(sizing, data, facts, model, art, context, users, maxDevi
 }
 
 /**
- * What `mode` costs for `devices` devices of `hw` ($, or $/hour to rent), the price used, $/hour; or null.
+ * What the question's mode costs for `devices` devices of `hw` ($, or $/hour to rent), the price used, $/hour and
+ * the instance rented; or null (setups.py _cost: one instance with enough GPUs, on demand unless the question
+ * takes spot and marketplace offers).
+ * @param {typeof import("./sizing.js")} sizing
  * @param {FinderHardware} hw
  * @param {number} devices
- * @param {Question["mode"]} mode
+ * @param {Question} q
  * @param {CloudOffer[]} offers
- * @returns {[number, UnitPrice | null, number | null] | null}
+ * @returns {[number, UnitPrice | null, number | null, CloudOffer | null] | null}
  */
-function costOf(hw, devices, mode, offers) {
+function costOf(sizing, hw, devices, q, offers) {
   const units = Math.ceil(devices / hw.chips);
-  if (mode === "rent") {
-    const all = offers.filter((o) => o.hardware === hw.slug);
-    const plain = all.filter((o) => o.billing === "on_demand" || o.billing === "community");
-    const mine = plain.length ? plain : all;
-    if (!mine.length) return null;
-    const hourly = Math.min(...mine.map((o) => o.usd_per_hour / o.gpus)) * units;
-    return [hourly, null, hourly];
+  if (q.mode === "rent") {
+    const offer = sizing.rental(offers, hw.slug, units, q.interruptible ? sizing.ANY_BILLING : sizing.RENT_BILLING);
+    return offer ? [offer.usd_per_hour, null, offer.usd_per_hour, offer] : null;
   }
-  const price = mode === "used" ? hw.used_price : hw.price;
-  return price ? [price.usd * units, price, null] : null;
+  const price = q.mode === "used" ? hw.used_price : hw.price;
+  return price ? [price.usd * units, price, null, null] : null;
 }
 
 /**
@@ -140,21 +141,21 @@ export function answer(sizing, data, facts, model, q, found, limit) {
       best.set(o.hardware.slug, o);
     }
   }
-  /** @type {[[number, UnitPrice | null, number | null], Option][]} */
+  /** @type {[[number, UnitPrice | null, number | null, CloudOffer | null], Option][]} */
   const priced = [];
   for (const o of best.values()) {
-    const c = costOf(o.hardware, o.devices, q.mode, data.offers);
+    const c = costOf(sizing, o.hardware, o.devices, q, data.offers);
     if (c && (q.budget_usd == null || c[0] <= q.budget_usd)) priced.push([c, o]);
   }
   priced.sort((a, b) => a[0][0] - b[0][0] || b[1].decode_tok_s - a[1].decode_tok_s ||
     (a[1].hardware.slug < b[1].hardware.slug ? -1 : a[1].hardware.slug > b[1].hardware.slug ? 1 : 0));
-  return priced.slice(0, limit ?? priced.length).map(([[cost, price, hourly], o]) => {
+  return priced.slice(0, limit ?? priced.length).map(([[cost, price, hourly, offer], o]) => {
     const sc = { fmt: /** @type {QuantFormat} */ (data.formats.find((f) => f.name === o.fmt)),
       kv: /** @type {KVDtype} */ (data.kv_cache.find((k) => k.name === o.kv_dtype)),
       engine: /** @type {EngineProfile} */ (data.engines.find((e) => e.name === o.engine)),
       context: q.context, batch: q.users, gpus: o.devices, offload: 0, vision: false };
     return { hardware: o.hardware, devices: o.devices, units: Math.ceil(o.devices / o.hardware.chips), fmt: o.fmt,
       engine: o.engine, kv_dtype: o.kv_dtype, est: sizing.estimate(model, o.hardware, sc, facts), cost_usd: cost,
-      price, usd_per_hour: hourly };
+      price, usd_per_hour: hourly, offer };
   });
 }

@@ -368,21 +368,29 @@ def test_commands_apply_the_cards_yarn_only_past_the_configs_maximum(catalog: Ca
     )
 
 
-def test_offer_monthly_prices_the_scenarios_devices(catalog: Catalog) -> None:
-    """An 8-GPU instance at $16.00/h is $2.00 per GPU-hour: two devices for a month of 8 h days over 30.4
-    days cost 2 × 2.00 × 8 × 30.4 = $972.80. A card of two devices rented whole at $1.00/h is $0.50 per
-    device-hour: its two devices cost $1.00/h."""
+def test_offer_monthly_prices_the_instance_rented_whole(catalog: Catalog) -> None:
+    """An instance is rented whole: an 8-GPU instance at $16.00/h runs two devices for a month of 8 h days
+    over 30.4 days at 16.00 × 8 × 30.4 = $3,891.20, not two GPUs' share; a one-GPU instance cannot run two
+    devices (None). A card of two devices rented whole at $1.00/h runs both for $1.00/h. The estimate's
+    rental takes the cheapest on-demand instance with enough GPUs."""
     import datetime as _dt
 
     from generator.content.schema import CloudOffer
-    from generator.sizing.cost import offer_monthly
+    from generator.sizing.cost import offer_monthly, rental
 
     a = catalog.assumptions.model_copy(update={"hours_per_day": 8.0, "days_per_month": 30.4})
-    fields = {"provider": "P", "instance": "I", "billing": "on_demand", "date_seen": _dt.date(2026, 11, 1)}
-    eight = CloudOffer(hardware="h100-sxm", gpus=8, usd_per_hour=16.0, source="https://example.org", **fields)
-    assert offer_monthly(eight, 2, 1, a) == pytest.approx(972.80, abs=1e-9)
-    card = CloudOffer(hardware="atlas-300i-duo-96gb", gpus=1, usd_per_hour=1.0, source="https://example.org", **fields)
+    fields = {"provider": "P", "instance": "I", "date_seen": _dt.date(2026, 11, 1), "source": "https://example.org"}
+    eight = CloudOffer(hardware="h100-sxm", gpus=8, usd_per_hour=16.0, billing="on_demand", **fields)
+    one = CloudOffer(hardware="h100-sxm", gpus=1, usd_per_hour=2.5, billing="on_demand", **fields)
+    spot = CloudOffer(hardware="h100-sxm", gpus=2, usd_per_hour=1.0, billing="spot", **fields)
+    assert offer_monthly(eight, 2, 1, a) == pytest.approx(16.0 * 8 * 30.4, abs=1e-9)
+    assert offer_monthly(one, 2, 1, a) is None
+    card = CloudOffer(hardware="atlas-300i-duo-96gb", gpus=1, usd_per_hour=1.0, billing="on_demand", **fields)
     assert offer_monthly(card, 2, 2, a) == pytest.approx(1.0 * 8 * 30.4, abs=1e-9)
+    offers = (eight, one, spot)
+    assert rental(offers, "h100-sxm", 1) is one and rental(offers, "h100-sxm", 2) is eight
+    assert rental(offers, "h100-sxm", 2, ("on_demand", "spot", "community")) is spot
+    assert rental(offers, "h100-sxm", 9) is None
 
 
 def test_no_mac_counts_all_its_memory(catalog: Catalog) -> None:

@@ -9,7 +9,6 @@ import pytest
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
 from generator.site.setups import CANDIDATES, KV8, PICK_TOK_S, SINGLE, Question, answer, common_answers
-from generator.sizing.cost import headline_offers
 from generator.sizing.estimate import ScenarioError, estimate
 from generator.sizing.scenario import Scenario, facts_of
 
@@ -20,16 +19,21 @@ QUESTIONS = (
     Question(context=8192, min_tok_s=20, budget_usd=1500),
     Question(context=16384, min_tok_s=15, engine="vllm", mode="rent"),
     Question(context=8192, min_tok_s=15, mode="used", max_devices=2),
+    Question(context=8192, min_tok_s=10, mode="rent", interruptible=True),
 )
 
 
-def unit_price(catalog: Catalog, hw: Hardware, q: Question) -> float | None:
-    """What one card costs in the question's mode ($, or $/hour to rent), or None."""
+def price_of(catalog: Catalog, hw: Hardware, devices: int, q: Question) -> float | None:
+    """What ``devices`` devices cost in the question's mode ($, or $/hour to rent), or None: renting takes
+    the cheapest single instance with enough GPUs, on demand unless the question takes spot and marketplace
+    offers too."""
+    units = math.ceil(devices / hw.chips)
     if q.mode == "rent":
-        offers = headline_offers(list(catalog.offers_for(hw.slug)))
-        return min((o.usd_per_hour / o.gpus for o in offers), default=None)
+        kinds = ("on_demand", "spot", "community") if q.interruptible else ("on_demand",)
+        fit = [o.usd_per_hour for o in catalog.offers_for(hw.slug) if o.billing in kinds and o.gpus >= units]
+        return min(fit, default=None)
     price = hw.used_price if q.mode == "used" else hw.price
-    return price.usd if price else None
+    return price.usd * units if price else None
 
 
 def runs(catalog: Catalog, model: Model, fmt: str, engine: str, q: Question) -> list[str]:
@@ -78,13 +82,12 @@ def brute_force(catalog: Catalog, model: Model, q: Question) -> tuple[str, int, 
     cheapest of those (then the fastest, then by slug): (hardware, devices, format, KV cache)."""
     rows = []
     for hw in catalog.hardware.values():
-        price = unit_price(catalog, hw, q)
-        best = best_on(catalog, model, hw, q) if price is not None else None
-        if price is None or best is None:
+        best = best_on(catalog, model, hw, q)
+        if best is None:
             continue
         devices, fmt, kv, tok_s = best
-        cost = price * math.ceil(devices / hw.chips)
-        if q.budget_usd is None or cost <= q.budget_usd:
+        cost = price_of(catalog, hw, devices, q)
+        if cost is not None and (q.budget_usd is None or cost <= q.budget_usd):
             rows.append((cost, -tok_s, hw.slug, devices, fmt, kv))
     if not rows:
         return None
@@ -141,3 +144,15 @@ def test_common_answers_cover_the_models_contexts(catalog: Catalog) -> None:
         if key == "new":
             cheapest = [s for s in cheapest if s.units == 1 and s.hardware.kind not in SINGLE]
         assert by[key].cost_usd == cheapest[0].cost_usd
+
+
+def test_no_rental_multiplies_an_offer(catalog: Catalog) -> None:
+    """A rented setup is one listed instance with enough GPUs at its whole price, on demand unless the
+    question takes spot and marketplace offers; no answer multiplies a one-GPU offer by the cards."""
+    model = catalog.model("qwen3-32b")
+    for q in (Question(8192, 15, users=20, mode="rent"), Question(8192, 10, mode="rent")):
+        for s in answer(catalog, model, q):
+            assert s.offer is not None and s.offer.billing == "on_demand"
+            assert s.offer.gpus >= s.units and s.cost_usd == s.offer.usd_per_hour == s.usd_per_hour
+    spot = answer(catalog, model, Question(8192, 10, mode="rent", interruptible=True))
+    assert {s.offer.billing for s in spot if s.offer} - {"on_demand"}  # spot or marketplace offers now count

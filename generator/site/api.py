@@ -339,6 +339,8 @@ class SetupJSON(Payload):
     usd_per_hour: float | None
     price_kind: str | None
     price_date: str | None
+    # A rental: the one instance rented whole (provider, instance, its GPUs, billing, the day it was seen).
+    offer: dict[str, Any] | None = None
     usd_per_tok_s: float
     url: str
 
@@ -390,6 +392,9 @@ def setup_json(model: str, s: Setup) -> SetupJSON:
         usd_per_hour=s.usd_per_hour,
         price_kind=s.price.kind if s.price else None,
         price_date=s.price.date.isoformat() if s.price else None,
+        offer=s.offer.model_dump(mode="json", include={"provider", "instance", "gpus", "billing", "date_seen"})
+        if s.offer
+        else None,
         usd_per_tok_s=s.usd_per_tok_s,
         url=routes.page_path("pair", "en", model, s.hardware.slug),
     )

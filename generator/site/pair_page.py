@@ -61,8 +61,9 @@ class PairData:
     kv8: str
     commands: tuple[Command, ...]
     offers: tuple[CloudOffer, ...]
-    # What renting the scenario's devices costs a month at each offer's price, in the order of ``offers``.
-    offer_months: tuple[float, ...]
+    # What renting each offer's instance costs a month to run the scenario's devices (None: too few GPUs), in
+    # the order of ``offers``.
+    offer_months: tuple[float | None, ...]
     finetune_gpus: tuple[int, int, int]
     # The setup every model page compares accelerators at (estimate.standard_setup: Q4_K_M on llama.cpp
     # for most models; default context, one card), or None where this card cannot run it; ``est`` is the

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator
 from typing import Literal
 
 from generator.content.catalog import Catalog
-from generator.content.schema import Hardware, HardwareKind, Model, Price
+from generator.content.schema import CloudOffer, Hardware, HardwareKind, Model, Price
 from generator.site.quality import model_quality
-from generator.sizing.cost import headline_offers
+from generator.sizing.cost import ANY_BILLING, RENT_BILLING, rental
 from generator.sizing.estimate import Estimate, ScenarioError, estimate, fit_and_decode
 from generator.sizing.memory import tp_valid
 from generator.sizing.scenario import Scenario, facts_of
@@ -56,6 +56,8 @@ class Question:
     engine: str | None = None
     # The worst quality label accepted (content/quality.yaml's order); unmeasured formats fail a floor.
     min_quality: str | None = None
+    # Rentals: on-demand instances only, or also spot and marketplace ones (labelled on the answer).
+    interruptible: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +74,8 @@ class Setup:
     cost_usd: float
     price: Price | None
     usd_per_hour: float | None
+    # The instance rented (its billing says whether it is on demand, spot or a marketplace host).
+    offer: CloudOffer | None = None
 
     @property
     def usd_per_tok_s(self) -> float:
@@ -92,19 +96,23 @@ class Option:
     decode_tok_s: float
 
 
-def _cost(hw: Hardware, devices: int, mode: Mode, catalog: Catalog) -> tuple[float, Price | None, float | None] | None:
-    """(what ``mode`` costs for ``devices`` devices of ``hw``, the price used, $/hour), or None without a price."""
+def _cost(
+    hw: Hardware, devices: int, q: Question, catalog: Catalog
+) -> tuple[float, Price | None, float | None, CloudOffer | None] | None:
+    """(what the question's mode costs for ``devices`` devices of ``hw``, the price used, $/hour, the instance
+    rented), or None without a price: renting takes one instance that holds them (cost.rental), on demand
+    unless the question accepts spot and marketplace offers."""
     units = math.ceil(devices / hw.chips)
-    if mode == "rent":
-        offers = headline_offers(list(catalog.offers_for(hw.slug)))
-        if not offers:
+    if q.mode == "rent":
+        billing = ANY_BILLING if q.interruptible else RENT_BILLING
+        offer = rental(catalog.offers_for(hw.slug), hw.slug, units, billing)
+        if offer is None:
             return None
-        hourly = min(o.usd_per_gpu_hour for o in offers) * units
-        return hourly, None, hourly
-    price = hw.used_price if mode == "used" else hw.price
+        return offer.usd_per_hour, None, offer.usd_per_hour, offer
+    price = hw.used_price if q.mode == "used" else hw.price
     if price is None:
         return None
-    return price.usd * units, price, None
+    return price.usd * units, price, None, None
 
 
 def _device_counts(model: Model, hw: Hardware, engine: str, catalog: Catalog, max_devices: int) -> Iterator[int]:
@@ -199,7 +207,7 @@ def answer_from(
             best[o.hardware.slug] = o
     priced_options = []
     for o in best.values():
-        priced = _cost(o.hardware, o.devices, q.mode, catalog)
+        priced = _cost(o.hardware, o.devices, q, catalog)
         if priced is not None and (q.budget_usd is None or priced[0] <= q.budget_usd):
             priced_options.append((priced, o))
     priced_options.sort(key=lambda po: (po[0][0], -po[1].decode_tok_s, po[1].hardware.slug))

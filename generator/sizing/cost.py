@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Sequence
 
 from generator.content.schema import ApiPrice, Assumptions, CloudOffer, Hardware
 
@@ -22,15 +24,22 @@ class Cost:
     api: ApiPrice | None
 
 
-# Offers anyone can rent by the hour without a commitment or the risk of being pre-empted.
-HEADLINE_BILLING = ("on_demand", "community")
+# Offers rented by default: on demand, by the hour, from the provider itself, with no commitment and no
+# risk of being pre-empted.
+RENT_BILLING: tuple[str, ...] = ("on_demand",)
+# Offers a buyer may choose to include, labelled as such: spot (pre-emptible) and marketplace hosts
+# (community). Reserved prices need a commitment of a year or more and are never a rental.
+ANY_BILLING: tuple[str, ...] = ("on_demand", "spot", "community")
 
 
-def headline_offers(offers: list[CloudOffer]) -> list[CloudOffer]:
-    """The offers a rental price is quoted from: on-demand and community ones, or every offer when
-    there are none of those (spot and reserved prices are lower but interruptible or committed)."""
-    plain = [o for o in offers if o.billing in HEADLINE_BILLING]
-    return plain or offers
+def rental(
+    offers: Sequence[CloudOffer], hw_slug: str, units: int, billing: Sequence[str] = RENT_BILLING
+) -> CloudOffer | None:
+    """The cheapest instance that rents ``units`` cards of ``hw_slug`` at once: an offer of the billing
+    kinds with at least that many GPUs, at its whole price (an instance is rented whole; several small
+    instances are not one machine). None where no such instance is listed."""
+    fit = [o for o in offers if o.hardware == hw_slug and o.billing in billing and o.gpus >= units]
+    return min(fit, key=lambda o: (o.usd_per_hour, o.gpus, o.provider, o.instance), default=None)
 
 
 def cost(
@@ -43,14 +52,13 @@ def cost(
     a: Assumptions,
     chips: int = 1,
 ) -> Cost:
-    """Cheapest rental per device-hour, $ per 1M output tokens, monthly at ``hours_per_day``, and
-    break-even months of buying instead of renting (rent saved minus electricity); and the
-    cheapest serverless API price of ``model`` (a slug) for comparison. ``hw`` is one device and
-    ``gpus`` counts devices; an offer rents whole cards of ``chips`` devices each."""
-    mine = headline_offers([o for o in offers if o.hardware == hw.slug])
-    offer = min(mine, key=lambda o: (o.usd_per_gpu_hour, o.provider, o.instance), default=None)
+    """The cheapest on-demand instance that holds the devices (:func:`rental`), $ per 1M output tokens,
+    monthly at ``hours_per_day``, and break-even months of buying instead of renting (rent saved minus
+    electricity); and the cheapest serverless API price of ``model`` (a slug) for comparison. ``hw`` is
+    one device and ``gpus`` counts devices; an offer rents whole cards of ``chips`` devices each."""
+    offer = rental(offers, hw.slug, math.ceil(gpus / chips))
     per_gpu = offer.usd_per_hour / (offer.gpus * chips) if offer else None
-    hourly = per_gpu * gpus if per_gpu is not None else None
+    hourly = offer.usd_per_hour if offer else None
     hours_month = a.hours_per_day * a.days_per_month
     per_mtok = hourly / (aggregate_tok_s * 3600) * 1e6 if hourly is not None and aggregate_tok_s > 0 else None
     power = hw.tdp_w * gpus / 1000 * a.electricity_usd_per_kwh if hw.tdp_w else None
@@ -75,11 +83,12 @@ def cost(
     )
 
 
-def offer_monthly(offer: CloudOffer, gpus: int, chips: int, a: Assumptions) -> float:
-    """Renting ``gpus`` devices at ``offer``'s price for a month of ``hours_per_day``: the instance's price per
-    device-hour (an offer rents whole cards of ``chips`` devices) times the devices and the hours, as
-    :func:`cost` prices the cheapest offer."""
-    return offer.usd_per_hour / (offer.gpus * chips) * gpus * a.hours_per_day * a.days_per_month
+def offer_monthly(offer: CloudOffer, gpus: int, chips: int, a: Assumptions) -> float | None:
+    """Renting ``offer``'s instance for a month of ``hours_per_day`` to run ``gpus`` devices (an offer rents
+    whole cards of ``chips`` devices), as :func:`cost` prices it; None where the instance has too few."""
+    if offer.gpus < math.ceil(gpus / chips):
+        return None
+    return offer.usd_per_hour * a.hours_per_day * a.days_per_month
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1471,14 +1471,48 @@ export function deviceView(hw) {
 
 // ---- cost.py ----
 /**
- * Renting `gpus` devices at one offer's price for a month of hours_per_day (cost.py offer_monthly).
+ * Renting one offer's instance for a month of hours_per_day to run `gpus` devices, or null where it has too few
+ * (cost.py offer_monthly).
  * @param {{ usd_per_hour: number, gpus: number }} offer
  * @param {number} gpus
  * @param {number} chips devices per card
  * @param {Assumptions} as
+ * @returns {number | null}
  */
 export function offerMonthly(offer, gpus, chips, as) {
-  return offer.usd_per_hour / (offer.gpus * chips) * gpus * as.hours_per_day * as.days_per_month;
+  if (offer.gpus < Math.ceil(gpus / chips)) return null;
+  return offer.usd_per_hour * as.hours_per_day * as.days_per_month;
+}
+
+/** Offers rented by default (cost.py RENT_BILLING), and with spot and marketplace ones (ANY_BILLING). */
+export const RENT_BILLING = ["on_demand"];
+export const ANY_BILLING = ["on_demand", "spot", "community"];
+
+/**
+ * The cheapest instance that rents `units` cards of `slug` at once, at its whole price (cost.py rental).
+ * @param {CloudOffer[]} offers
+ * @param {string} slug
+ * @param {number} units
+ * @param {string[]} [billing]
+ * @returns {CloudOffer | null}
+ */
+export function rental(offers, slug, units, billing = RENT_BILLING) {
+  /** @type {CloudOffer | null} */
+  let best = null;
+  for (const o of offers) {
+    if (o.hardware !== slug || !billing.includes(o.billing) || o.gpus < units) continue;
+    if (!best) { best = o; continue; }
+    const a = [o.usd_per_hour, o.gpus, o.provider, o.instance];
+    const b = [best.usd_per_hour, best.gpus, best.provider, best.instance];
+    let less = false;
+    for (let i = 0; i < a.length; i++) {
+      if (a[i] === b[i]) continue;
+      less = a[i] < b[i];
+      break;
+    }
+    if (less) best = o;
+  }
+  return best;
 }
 
 /**
@@ -1492,19 +1526,8 @@ export function offerMonthly(offer, gpus, chips, as) {
  * @param {number} chips devices per rented card
  */
 function cost(hw, model, gpus, aggregate, offers, apiPrices, as, chips) {
-  const all = offers.filter((o) => o.hardware === hw.slug);
-  // cost.py's headline_offers: on-demand and community offers, or every offer when there are none.
-  const plain = all.filter((o) => o.billing === "on_demand" || o.billing === "community");
-  const mine = plain.length ? plain : all;
-  let offer = null;
-  for (const o of mine) {
-    if (!offer) { offer = o; continue; }
-    const a = [o.usd_per_hour / o.gpus, o.provider, o.instance];
-    const b = [offer.usd_per_hour / offer.gpus, offer.provider, offer.instance];
-    if (a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2])))) offer = o;
-  }
-  const perGpu = offer ? offer.usd_per_hour / (offer.gpus * chips) : null;
-  const hourly = perGpu != null ? perGpu * gpus : null;
+  const offer = rental(offers, hw.slug, Math.ceil(gpus / chips));
+  const hourly = offer ? offer.usd_per_hour : null;
   const hoursMonth = as.hours_per_day * as.days_per_month;
   const perMtok = hourly != null && aggregate > 0 ? hourly / (aggregate * 3600) * 1e6 : null;
   const power = hw.tdp_w ? hw.tdp_w * gpus / 1000 * as.electricity_usd_per_kwh : null;
