@@ -128,3 +128,23 @@ def test_a_card_no_engine_of_the_model_runs_on_has_no_pair_and_says_why(catalog:
     assert "FP8 on vLLM at" in page  # the leaderboard's caption
     hw_page = built["fr/hardware/apple-m3-ultra-80c-512gb/index.html"].decode()
     assert "seuls vLLM et SGLang le chargent" in hw_page and "href=/fr/models/glm-5-3-flash/>" in hw_page
+
+
+def test_links_to_a_setup_carry_its_scenario(catalog: Catalog, tmp_path: Path) -> None:
+    """The model page's cheapest setups, picks and leaderboard link to the pair page with the setup's scenario
+    in the query (the workbench opens it): format, engine, KV cache, context, and devices when several."""
+    import re
+
+    from generator.site.routes import pair_link
+    from generator.site.setups import Question, answer
+
+    catalog = catalog.subset(("qwen3-32b",), ("rtx-4090", "h100-sxm", "apple-m4-max-40c-128gb"))
+    out = tmp_path / "dist"
+    writer.build(catalog, out, jobs=1, content=CONTENT, langs=("en",))
+    page = (out / "en/models/qwen3-32b/index.html").read_text()
+    links = set(re.findall(r'href="?(/en/models/qwen3-32b/[a-z0-9-]+/\?[^" >]+)', page))
+    assert links and all("quant=" in link and "engine=" in link and "kv_dtype=" in link for link in links)
+    first = answer(catalog, catalog.model("qwen3-32b"), Question(context=32768, min_tok_s=10))[0]
+    expected = pair_link("en", "qwen3-32b", first.hardware.slug, first.est.scenario.brief_inputs())
+    assert expected.replace("&", "&amp;") in page or expected in page
+    assert "context=32768" in expected and f"quant={first.fmt.replace(' ', '+')}" in expected

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import urllib.parse
+from collections.abc import Mapping
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -49,6 +51,16 @@ def page_path(kind: str, lang: str, model: str = "", hardware: str = "") -> str:
     if kind == "accuracy":
         return f"/{lang}/accuracy/"
     raise ValueError(f"unknown page kind {kind!r}")
+
+
+def pair_link(lang: str, model: str, hardware: str, scenario: Mapping[str, object] | None = None) -> str:
+    """A pair page's path with a scenario in its query (the workbench's keys: quant, engine, kv_dtype,
+    context, batch, gpus...), so the page opens in the setup the link describes."""
+    path = page_path("pair", lang, model, hardware)
+    if not scenario:
+        return path
+    query = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in scenario.items()}
+    return f"{path}?{urllib.parse.urlencode(query)}"
 
 
 def api_model(model: str) -> str:

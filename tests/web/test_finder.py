@@ -4,6 +4,7 @@ same catalog, in the three locales; the question lives in the URL and the langua
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote_plus
 
 import pytest
 
@@ -43,6 +44,12 @@ def test_finder_rows_are_pythons_answer(
     page.goto(f"{base_url}/{lang}/models/{model}/?{query}")
     page.wait_for_selector("#finder[data-ready]")
     assert rows(page) == expected[:15]
+    # Each row links to its pair page in that setup (the workbench reads the query).
+    hrefs = page.eval_on_selector_all("#finder tbody tr th a", "as => as.map(a => a.getAttribute('href'))")
+    for (hw, devices, fmt, kv), href in zip(expected[:15], hrefs, strict=True):
+        assert href.startswith(f"/{lang}/models/{model}/{hw}/?quant={quote_plus(fmt)}&"), href
+        assert f"kv_dtype={kv}" in href and f"context={q.context}" in href
+        assert (f"gpus={devices}" in href) == (devices != 1)
     status = page.inner_text("#finder [data-status]")
     assert status and (expected or status)
 

@@ -165,7 +165,11 @@ async function main(root, pageEl) {
     const th = document.createElement("th");
     th.scope = "row";
     const a = document.createElement("a");
-    a.href = `${page.pair_base}${s.hardware.slug}/`;
+    // The pair page opens in this setup: the workbench reads its scenario from the query (routes.pair_link).
+    const scenario = new URLSearchParams({ quant: s.fmt, engine: s.engine, kv_dtype: s.kv_dtype, context: String(q.context) });
+    if (q.users !== 1) scenario.set("batch", String(q.users));
+    if (s.devices !== 1) scenario.set("gpus", String(s.devices));
+    a.href = `${page.pair_base}${s.hardware.slug}/?${scenario}`;
     a.textContent = s.units > 1 ? interpolate(t.units, { n: fmt.num(s.units), hw: s.hardware.name }) : s.hardware.name;
     th.append(a);
     const verdict = document.createElement("span");

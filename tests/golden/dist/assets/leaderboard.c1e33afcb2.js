@@ -208,7 +208,11 @@ async function main(form, pageEl) {
     const th = document.createElement("th");
     th.scope = "row";
     const a = document.createElement("a");
-    a.href = `${page.pair_base}${r.hw.slug}/`;
+    // The pair page opens in the row's setup (routes.pair_link: the workbench reads the query).
+    const scenario = new URLSearchParams({ quant: r.est.quant, engine: r.est.engine, kv_dtype: r.est.kv_dtype,
+      context: String(r.est.context) });
+    if (r.est.gpus !== 1) scenario.set("gpus", String(r.est.gpus));
+    a.href = `${page.pair_base}${r.hw.slug}/?${scenario}`;
     a.textContent = r.hw.name;
     th.append(a);
     const badge = document.createElement("span");
