@@ -11,7 +11,7 @@
  * @typedef {import("./finder.js").Option} Option
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {import("./display.js").Artifacts} Artifacts
- * @typedef {{ tok_s: string, per_hour: string, instance: string, billing: Record<string, string>, units: string,
+ * @typedef {{ tok_s: string, per_hour: string, rent_offer: string, billing: Record<string, string>, units: string,
  *   none: string, count: string, comfortable: string,
  *   tight: string, oom: string, chart_title: string, x_buy: string, x_rent: string, y: string, frontier: string,
  *   ticks: Record<string, string> }} FinderMessages templates with {names}; ticks: the price axis' labels
@@ -175,12 +175,19 @@ async function main(root, pageEl) {
     const verdict = document.createElement("span");
     verdict.className = s.est.verdict === "comfortable" ? "ok" : s.est.verdict; // site.css badge classes
     verdict.textContent = t[s.est.verdict];
+    /** @type {string | DocumentFragment} */
     let cost = q.mode === "rent" ? interpolate(t.per_hour, { usd: fmt.usd(s.cost_usd) }) : fmt.usd(s.cost_usd, 0);
     if (s.offer) {
-      // The instance rented, and whether it is on demand, spot or a marketplace host.
+      // The instance rented (its name in English), and whether it is on demand, spot or a marketplace host.
       const o = s.offer;
-      const where = interpolate(t.instance, { provider: o.provider, instance: o.instance, gpus: fmt.num(o.gpus) });
-      cost += ` (${where}, ${t.billing[o.billing] || o.billing})`;
+      const text = interpolate(t.rent_offer, { usd: fmt.usd(s.cost_usd), gpus: fmt.num(o.gpus),
+        billing: t.billing[o.billing] || o.billing, where: "\u0000" });
+      const [before, after] = text.split("\u0000");
+      const where = document.createElement("span");
+      where.lang = "en";
+      where.textContent = `${o.provider} ${o.instance}`;
+      cost = document.createDocumentFragment();
+      cost.append(before, where, after ?? "");
     }
     const cells = [
       `${s.fmt} · ${s.engine} · KV ${s.kv_dtype}`,
