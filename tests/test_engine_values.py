@@ -410,3 +410,25 @@ def test_no_mac_counts_all_its_memory(catalog: Catalog) -> None:
     assert usable_bytes_per_gpu(m5, llama) == usable_bytes_per_gpu(m1, llama) == round(21.33 * 1024**3)
     assert catalog.hw("apple-m3-ultra-80c-512gb").gpu_memory_limit_gib == 384.0
     assert catalog.hw("apple-m5-max-40c-128gb").gpu_memory_limit_gib == 107.52  # printed on macOS 26
+
+
+def test_an_ollama_setup_sets_the_server_it_needs(catalog: Catalog) -> None:
+    """A quantized KV cache needs OLLAMA_KV_CACHE_TYPE with flash attention on, several sequences
+    OLLAMA_NUM_PARALLEL (Ollama's FAQ): the Modelfile starts with the server line that gives them, which
+    ollama serve's variables in cli.yaml accept; the defaults need none."""
+    from generator.site.cli import command_problems
+    from generator.site.commands import CommandInputs, launch_command
+
+    model = catalog.model("qwen3-32b")
+    built = launch_command(model, 0.9, CommandInputs("ollama", "Q4_K_M", 32768, 3, 1, "q8_0"))
+    assert built is not None and built[0] == (
+        "# start the server with: OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 OLLAMA_NUM_PARALLEL=3 "
+        "ollama serve\nFROM qwen3:32b\nPARAMETER num_ctx 32768"
+    )
+    assert command_problems(built[0], catalog.programs, model) == []
+    plain = launch_command(model, 0.9, CommandInputs("ollama", "Q4_K_M", 8192, 1, 1, "fp16"))
+    assert plain is not None and plain[0] == "FROM qwen3:32b\nPARAMETER num_ctx 8192"
+    wrong = built[0].replace("OLLAMA_KV_CACHE_TYPE=q8_0", "OLLAMA_KV_CACHE_TYPE=q5_1")
+    assert command_problems(wrong, catalog.programs, model) == [
+        "ollama serve: OLLAMA_KV_CACHE_TYPE takes a choice value, got 'q5_1'"
+    ]

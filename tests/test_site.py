@@ -22,6 +22,7 @@ from generator.publish import writer
 from generator.publish.writer import build
 from generator.site.api import SCHEMAS
 from generator.site.cli import command_problems
+from generator.site.commands import OLLAMA_SERVE_NOTE
 from generator.site.i18n import catalog_problems
 from generator.site.render import minify
 from generator.sizing.estimate import hosts
@@ -420,7 +421,8 @@ def _starts(catalog: Catalog, model: str, hw: str, engine: str, quant: str, text
         makes = "convert_hf_to_gguf.py" in text and ("llama-quantize" in text or quant == "F16")
         return "" if " -hf " in text or makes else "no GGUF"
     if engine == "ollama":
-        return "" if text.startswith("FROM ") else "no Ollama tag"
+        modelfile = text.split("\n", 1)[1] if text.startswith(OLLAMA_SERVE_NOTE) else text
+        return "" if modelfile.startswith("FROM ") else "no Ollama tag"
     return "" if m.has_checkpoint(quant, catalog.format(quant).family) else f"no {quant} checkpoint"
 
 

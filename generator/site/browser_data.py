@@ -338,7 +338,7 @@ def command_cases(catalog: Catalog) -> list[dict[str, Any]]:
         "mlx": ("MLX 4-bit",),
         "sglang": ("FP8",),
     }
-    kv_for = {"llama.cpp": ("fp16", "q8_0", "q4_0"), "vllm": ("bf16", "fp8"), "ollama": ("fp16",)}
+    kv_for = {"llama.cpp": ("fp16", "q8_0", "q4_0"), "vllm": ("bf16", "fp8"), "ollama": ("fp16", "q8_0")}
     cases = []
     for n, model in enumerate(catalog.models.values()):
         for engine, quants in grid.items():

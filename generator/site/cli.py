@@ -8,6 +8,7 @@ import shlex
 from collections.abc import Mapping
 
 from generator.content.schema import CliArgument, CliProgram, Model
+from generator.site.commands import OLLAMA_SERVE_NOTE
 from generator.sizing.layout import layout
 
 # KV cache types llama.cpp stores unquantized; any other needs flash attention (llama-context.cpp:
@@ -19,11 +20,32 @@ def command_problems(text: str, programs: Mapping[str, CliProgram], model: Model
     """Everything in ``text`` (one command a line, or an Ollama Modelfile) that the programs of
     ``programs`` would refuse, or that breaks a rule tying flags to each other or to ``model``."""
     lines = [line for line in text.splitlines() if line.strip()]
+    if lines and lines[0].startswith(OLLAMA_SERVE_NOTE):
+        # An Ollama Modelfile whose server needs settings: environment variables of ollama serve.
+        words = lines[0].removeprefix(OLLAMA_SERVE_NOTE).split()
+        return _serve_env(words, programs.get("ollama serve")) + _modelfile(lines[1:], programs.get("Modelfile"))
     if lines and lines[0].startswith("FROM "):
         return _modelfile(lines, programs.get("Modelfile"))
     out: list[str] = []
     for line in lines:
         out += _line(shlex.split(line), programs, model)
+    return out
+
+
+def _serve_env(words: list[str], program: CliProgram | None) -> list[str]:
+    """Problems of ``NAME=value ... ollama serve``: each variable one ollama serve reads, with a value it takes."""
+    if program is None:
+        return ["no ollama serve program in cli.yaml"]
+    if words[-2:] != ["ollama", "serve"]:
+        return [f"ollama serve: expected NAME=value ... ollama serve, got {' '.join(words)!r}"]
+    out = []
+    for word in words[:-2]:
+        name, _, value = word.partition("=")
+        arg = program.flag(name)
+        if arg is None:
+            out.append(f"ollama serve: unknown environment variable {name!r}")
+        elif not arg.accepts(value):
+            out.append(f"ollama serve: {name} takes a {arg.value} value, got {value!r}")
     return out
 
 

@@ -140,9 +140,29 @@ def yarn_override(factor: float, original: int) -> str:
     )
 
 
+def ollama_env(i: CommandInputs) -> str:
+    """The server settings a scenario needs, as environment variables of ``ollama serve`` (Ollama's FAQ): a
+    quantized K/V cache (OLLAMA_KV_CACHE_TYPE, only with flash attention on) and several sequences at once
+    (OLLAMA_NUM_PARALLEL); "" when the defaults serve it."""
+    env = []
+    if i.kv_dtype in _QUANTIZED_KV:
+        env += ["OLLAMA_FLASH_ATTENTION=1", f"OLLAMA_KV_CACHE_TYPE={i.kv_dtype}"]
+    if i.batch > 1:
+        env.append(f"OLLAMA_NUM_PARALLEL={i.batch}")
+    return " ".join(env)
+
+
+# The Modelfile's first line when the server needs settings a Modelfile cannot give.
+OLLAMA_SERVE_NOTE = "# start the server with: "
+
+
 def _ollama_modelfile(model: Model, _memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:
     tag = model.artifacts.ollama
-    return None if tag is None else (f"FROM {tag}\nPARAMETER num_ctx {i.context}", tag)
+    if tag is None:
+        return None
+    env = ollama_env(i)
+    lines = [f"{OLLAMA_SERVE_NOTE}{env} ollama serve"] if env else []
+    return "\n".join([*lines, f"FROM {tag}", f"PARAMETER num_ctx {i.context}"]), tag
 
 
 def _mlx_server(model: Model, _memory_utilization: float, i: CommandInputs) -> tuple[str, str] | None:

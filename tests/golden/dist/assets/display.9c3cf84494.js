@@ -181,7 +181,14 @@ export function launchCommand(model, art, memoryUtilization, i) {
     return [join(parts), repo];
   }
   if (i.engine === "ollama") {
-    return art.ollama ? [`FROM ${art.ollama}\nPARAMETER num_ctx ${i.context}`, art.ollama] : null;
+    if (!art.ollama) return null;
+    // The server settings the scenario needs (commands.py ollama_env): a quantized K/V cache with flash
+    // attention, and several sequences at once.
+    const env = [];
+    if (i.kv_dtype === "q8_0" || i.kv_dtype === "q4_0") env.push("OLLAMA_FLASH_ATTENTION=1", `OLLAMA_KV_CACHE_TYPE=${i.kv_dtype}`);
+    if (i.batch > 1) env.push(`OLLAMA_NUM_PARALLEL=${i.batch}`);
+    const lines = env.length ? [`# start the server with: ${env.join(" ")} ollama serve`] : [];
+    return [[...lines, `FROM ${art.ollama}`, `PARAMETER num_ctx ${i.context}`].join("\n"), art.ollama];
   }
   if (i.engine === "mlx") {
     if (!art.mlx.length) return null;
