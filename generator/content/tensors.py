@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
@@ -36,19 +36,8 @@ Role = Literal[
     "vision",
     "scales",
 ]
-ROLES: tuple[Role, ...] = (
-    "embedding",
-    "output",
-    "mixer",
-    "dense_ffn",
-    "shared_experts",
-    "experts",
-    "router",
-    "small",
-    "mtp",
-    "vision",
-    "scales",
-)
+# The roles in the order a summary lists them.
+ROLES: tuple[Role, ...] = get_args(Role)
 # Bytes per element of the safetensors dtypes.
 DTYPE_BYTES = {
     "F64": 8,
