@@ -180,8 +180,8 @@ async function main(root, pageEl) {
     if (s.offer) {
       // The instance rented (its name in English), and whether it is on demand, spot or a marketplace host.
       const o = s.offer;
-      const text = interpolate(t.rent_offer, { usd: fmt.usd(s.cost_usd), gpus: fmt.num(o.gpus),
-        billing: t.billing[o.billing] || o.billing, where: "\u0000" });
+      const text = interpolate(t.rent_offer, { usd: fmt.usd(s.cost_usd), billing: t.billing[o.billing] || o.billing,
+        where: "\u0000" });
       const [before, after] = text.split("\u0000");
       const where = document.createElement("span");
       where.lang = "en";

@@ -148,3 +148,26 @@ def test_links_to_a_setup_carry_its_scenario(catalog: Catalog, tmp_path: Path) -
     expected = pair_link("en", "qwen3-32b", first.hardware.slug, first.est.scenario.brief_inputs())
     assert expected.replace("&", "&amp;") in page or expected in page
     assert "context=32768" in expected and f"quant={first.fmt.replace(' ', '+')}" in expected
+
+
+def test_cheapest_setups_print_the_kv_cache_the_range_and_tight(catalog: Catalog, tmp_path: Path) -> None:
+    """The model page's static answers say what the setup needs and how sure it is: the KV cache type, the
+    speed's range, and "tight" where it only just fits (Qwen2.5-Coder-32B at 32K and 20 tok/s: one card,
+    Q4_K_M with a q8_0 cache, tight)."""
+    import html
+    import re
+
+    from generator.site.setups import Question, answer
+
+    catalog = catalog.subset(("qwen2-5-coder-32b-instruct",), catalog.hardware)
+    first = answer(catalog, catalog.model("qwen2-5-coder-32b-instruct"), Question(32768, 20))[0]
+    assert (first.kv_dtype, first.est.memory.verdict) == ("q8_0", "tight")
+    out = tmp_path / "dist"
+    writer.build(catalog, out, jobs=2, content=CONTENT, langs=("en",))
+    page = html.unescape((out / "en/models/qwen2-5-coder-32b-instruct/index.html").read_text())
+    row = re.search(r"<th scope=row>32K<td>≥ 20.0 tok/s<td>(.*?)<td>", page)
+    assert row, "the 32K, 20 tok/s row"
+    cell = re.sub(r"<[^>]+>", "", row.group(1))
+    assert f"{first.fmt}, llama.cpp, KV q8_0" in cell and "tight" in cell
+    low, high = first.est.speed_range.decode_low, first.est.speed_range.decode_high
+    assert low is not None and high is not None and "–" in cell
