@@ -11,7 +11,7 @@
  * @typedef {import("./finder.js").Option} Option
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {import("./display.js").Artifacts} Artifacts
- * @typedef {{ tok_s: string, per_hour: string, rent_offer: string, billing: Record<string, string>, units: string,
+ * @typedef {{ tok_s: string, short: string, per_hour: string, rent_offer: string, billing: Record<string, string>, units: string,
  *   none: string, count: string, comfortable: string,
  *   tight: string, oom: string, chart_title: string, x_buy: string, x_rent: string, y: string, frontier: string,
  *   ticks: Record<string, string> }} FinderMessages templates with {names}; ticks: the price axis' labels
@@ -189,9 +189,13 @@ async function main(root, pageEl) {
       cost = document.createDocumentFragment();
       cost.append(before, where, after ?? "");
     }
+    // A speed whose measured range reaches below the question's floor is flagged (it may not hold).
+    const low = s.est.decode_tok_s_low;
+    const short = low != null && low < q.min_tok_s
+      ? ` ${interpolate(t.short, { speed: interpolate(t.tok_s, { n: fmt.sig(q.min_tok_s) }) })}` : "";
     const cells = [
       `${s.fmt} · ${s.engine} · KV ${s.kv_dtype}`,
-      interpolate(t.tok_s, { n: fmt.sig(s.est.decode_tok_s) }),
+      interpolate(t.tok_s, { n: fmt.sig(s.est.decode_tok_s) }) + short,
       verdict,
       cost,
       fmt.usd(s.cost_usd / s.est.decode_tok_s_aggregate),

@@ -171,3 +171,33 @@ def test_cheapest_setups_print_the_kv_cache_the_range_and_tight(catalog: Catalog
     assert f"{first.fmt}, llama.cpp, KV q8_0" in cell and "tight" in cell
     low, high = first.est.speed_range.decode_low, first.est.speed_range.decode_high
     assert low is not None and high is not None and "–" in cell
+
+
+def test_an_answer_whose_range_reaches_below_the_floor_is_flagged(catalog: Catalog, tmp_path: Path) -> None:
+    """A cheapest setup whose measured decode range reaches below the question's speed says it may fall
+    short; one whose whole range meets it does not."""
+    import html
+    import re
+
+    from generator.site.setups import common_answers
+
+    catalog = catalog.subset(("qwen3-32b",), catalog.hardware)
+    answers, _ = common_answers(catalog, catalog.model("qwen3-32b"))
+    out = tmp_path / "dist"
+    writer.build(catalog, out, jobs=2, content=CONTENT, langs=("en",))
+    page = html.unescape((out / "en/models/qwen3-32b/index.html").read_text())
+    rows = re.findall(r"<th scope=row>([0-9K]+)<td>≥ ([0-9.]+) tok/s<td>(.*?)<td>(.*?)(?=<tr>|</tbody>)", page)
+    assert len(rows) == len(answers) // 2
+    flagged = sure = 0
+    for (ctx, speed, buy, rent), (a_buy, a_rent) in zip(
+        rows, zip(answers[::2], answers[1::2], strict=True), strict=True
+    ):
+        for cell, a in ((buy, a_buy), (rent, a_rent)):
+            if not a.setups:
+                continue
+            low = a.setups[0].est.speed_range.decode_low
+            short = low is not None and low < a.question.min_tok_s
+            assert ("may fall short of" in cell) == short, (ctx, speed, cell)
+            flagged += short
+            sure += not short
+    assert sure and flagged  # Qwen3-32B: 9 of 18 cheapest answers reach below their speed at the low end
