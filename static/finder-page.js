@@ -190,8 +190,7 @@ async function main(root, pageEl) {
       cost.append(before, where, after ?? "");
     }
     // A speed whose measured range reaches below the question's floor is flagged (it may not hold).
-    const low = s.est.decode_tok_s_low;
-    const short = low != null && low < q.min_tok_s
+    const short = s.may_fall_short
       ? ` ${interpolate(t.short, { speed: interpolate(t.tok_s, { n: fmt.sig(q.min_tok_s) }) })}` : "";
     const cells = [
       `${s.fmt} · ${s.engine} · KV ${s.kv_dtype}`,

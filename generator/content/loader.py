@@ -961,7 +961,7 @@ def _check_multi_chip(entries: list[Parsed[Hardware]], catalog: Catalog, problem
     """A card of several devices (``chips``) runs every model on all of them at once, so some engine of the
     catalog must split each model over that many devices (a layer split needs a layer per device, a
     tensor split heads that divide evenly); otherwise its pair pages have no setup to show."""
-    from generator.sizing.estimate import default_scenario
+    from generator.sizing.estimate import default_scenario, model_engines
 
     for parsed in entries:
         hw = parsed.value
@@ -969,7 +969,7 @@ def _check_multi_chip(entries: list[Parsed[Hardware]], catalog: Catalog, problem
             continue
         for model in catalog.models.values():
             # A model whose engines do not run on this platform at all has no pairs here (its pages say so).
-            if not any(model.runs_on(e.name) and e.backends_on(hw) for e in catalog.engines.values()):
+            if not any(e.backends_on(hw) for e in model_engines(catalog, model)):
                 continue
             try:
                 default_scenario(catalog, model, hw)

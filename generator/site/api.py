@@ -15,7 +15,7 @@ from generator.site.hardware_page import HardwareRow
 from generator.site.pair_page import ContextRow, FormatRow, PairData
 from generator.site.quality import Quality
 from generator.site.setups import Answer, Setup
-from generator.sizing.estimate import SIZING_VERSION, Estimate, standard_setup
+from generator.sizing.estimate import SIZING_VERSION, Estimate, model_engines, standard_setup
 from generator.sizing.params import count_params
 from generator.sizing.serving import Load, Serving
 
@@ -544,7 +544,7 @@ def model_json(catalog: Catalog, pairs: list[PairData], quality: Mapping[str, Qu
             for p in pairs
             if (e := p.standard) is not None
         ],
-        engines=[e.name for e in catalog.engines.values() if m.runs_on(e.name)],
+        engines=[e.name for e in model_engines(catalog, m)],
         not_run_on=[h for h in catalog.hardware if h not in paired],
     )
 

@@ -25,7 +25,7 @@ from generator.site.pair_page import FormatRow, PairData, context_steps, try_est
 from generator.site.quality import Quality, quality_of
 from generator.site.setups import SINGLE
 from generator.sizing.devices import device_view
-from generator.sizing.estimate import Estimate, fit_and_decode
+from generator.sizing.estimate import Estimate, fit_and_decode, model_engines
 from generator.sizing.kv import kv_cache
 from generator.sizing.layout import index_key_bytes, kv_elements_per_token, layer_counts, layout
 from generator.sizing.memory import memory, tp_valid, vision_size
@@ -155,7 +155,7 @@ def model_facts(catalog: Catalog, model: Model) -> ModelFacts:
     mla = next((b for b, _ in laid.attention if isinstance(b, MLABlock)), None)
     moe = next((b for b, _ in laid.moe), None)
     ng = model.network.ngram
-    engines = [e for e in catalog.engines.values() if model.runs_on(e.name)]
+    engines = model_engines(catalog, model)
     return ModelFacts(
         count_params(model),
         layer_counts(model),

@@ -76,6 +76,8 @@ class Setup:
     usd_per_hour: float | None
     # The instance rented (its billing says whether it is on demand, spot or a marketplace host).
     offer: CloudOffer | None = None
+    # Whether the decode range's low end is under the question's speed: the setup may fall short of it.
+    may_fall_short: bool = False
 
     @property
     def usd_per_tok_s(self) -> float:
@@ -224,7 +226,9 @@ def answer_from(
         )
         est = estimate(model, o.hardware, sc, facts)
         units = math.ceil(o.devices / o.hardware.chips)
-        setups.append(Setup(o.hardware, o.devices, units, o.fmt, o.engine, o.kv_dtype, est, *priced))
+        low = est.speed_range.decode_low
+        short = low is not None and low < q.min_tok_s
+        setups.append(Setup(o.hardware, o.devices, units, o.fmt, o.engine, o.kv_dtype, est, *priced, short))
     return setups
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from generator.content.catalog import Catalog
@@ -268,80 +268,87 @@ def runs(model: Model, hw: Hardware, sc: Scenario) -> bool:
     return True
 
 
+def _preference(
+    model: Model, fmt: QuantFormat, engine: EngineProfile, reference: QuantFormat
+) -> tuple[bool, bool, float, float]:
+    """How a format on the engine that loads its family ranks as a model's starting setup, lower first:
+    llama.cpp's formats, then those with a published checkpoint, then the bits per weight nearest the
+    ``reference`` format's (Q4_K_M), the higher on a tie."""
+    distance = abs(fmt.bits_per_weight - reference.bits_per_weight)
+    published = model.has_checkpoint(fmt.name, fmt.family)
+    return (engine.name != DEFAULT_ENGINE, not published, distance, -fmt.bits_per_weight)
+
+
+def _family_formats(catalog: Catalog) -> Iterator[tuple[QuantFormat, EngineProfile]]:
+    """Every format with the engine of the catalog that loads its family (FAMILY_ENGINE)."""
+    for fmt in catalog.formats.values():
+        engine = catalog.engines.get(FAMILY_ENGINE[fmt.family.value])
+        if engine is not None:
+            yield fmt, engine
+
+
+def _nearest_scenario(catalog: Catalog, model: Model, hw: Hardware, context: int) -> Scenario | None:
+    """The best-ranked (``_preference``) format on its engine that runs ``model`` on ``hw``, or None."""
+    reference = catalog.format(DEFAULT_FORMAT)
+    best: tuple[tuple[bool, bool, float, float], Scenario] | None = None
+    for fmt, engine in _family_formats(catalog):
+        kv = catalog.kv_dtype(engine.default_kv_dtype)
+        sc = Scenario(fmt, kv, engine, context, gpus=hw.chips)
+        if not runs(model, hw, sc):
+            continue
+        key = _preference(model, fmt, engine, reference)
+        if best is None or key < best[0]:
+            best = (key, sc)
+    return best[1] if best else None
+
+
 def default_scenario(catalog: Catalog, model: Model, hw: Hardware, context: int | None = None) -> Scenario:
     """The scenario a pair page starts from: Q4_K_M on llama.cpp with its default KV cache at the default
     context, on one card (as many devices as it has chips). Where the card's platform does not run that
     (llama.cpp's CANN backend runs F16, Q8_0 and Q4_0; llama.cpp does not run on Gaudi), the nearest setup
-    that does, each format on the engine that loads its family (FAMILY_ENGINE): llama.cpp's formats first;
-    then formats with a published checkpoint first, then the bits per weight nearest Q4_K_M's, the higher
-    on a tie."""
-    reference = catalog.format(DEFAULT_FORMAT)
-    best: tuple[tuple[bool, bool, float, float], Scenario] | None = None
-    for fmt in catalog.formats.values():
-        engine = catalog.engines.get(FAMILY_ENGINE[fmt.family.value])
-        if engine is None:
-            continue
-        kv = catalog.kv_dtype(engine.default_kv_dtype)
-        sc = Scenario(fmt, kv, engine, context or catalog.assumptions.default_context, gpus=hw.chips)
-        if not runs(model, hw, sc):
-            continue
-        distance = abs(fmt.bits_per_weight - reference.bits_per_weight)
-        published = model.has_checkpoint(fmt.name, fmt.family)
-        key = (engine.name != DEFAULT_ENGINE, not published, distance, -fmt.bits_per_weight)
-        if best is None or key < best[0]:
-            best = (key, sc)
-    if best is None:  # the loader makes sure some engine runs every model it can split on every card
+    that does (``_preference``). At the default context it is found once per pair (``served`` asks too)."""
+    if context is None:
+        cache: dict[tuple[str, str], Scenario | None] = catalog.derived.setdefault("default_scenario", {})
+        key = (model.slug, hw.slug)
+        if key not in cache:
+            cache[key] = _nearest_scenario(catalog, model, hw, catalog.assumptions.default_context)
+        sc = cache[key]
+    else:
+        sc = _nearest_scenario(catalog, model, hw, context)
+    if sc is None:  # the loader makes sure some engine runs every model it can split on every card
         raise LookupError(f"no engine of engines.yaml runs {model.name} on {hw.name} ({hw.platform})")
-    return best[1]
+    return sc
 
 
 def standard_setup(catalog: Catalog, model: Model) -> tuple[QuantFormat, EngineProfile]:
     """The setup a model's pages compare accelerators at (leaderboard, lead, badge): Q4_K_M on llama.cpp
-    wherever llama.cpp loads the model; else, on the engines that do (each format on the engine that loads
-    its family), a published checkpoint's format first, then the bits per weight nearest Q4_K_M's, the
-    higher on a tie (GLM-5.3-Flash, which only vLLM and SGLang load: a 4-bit safetensors format on vLLM)."""
+    wherever llama.cpp loads the model; else, on the engines that do, the best-ranked format
+    (``_preference``; GLM-5.3-Flash, which only vLLM and SGLang load: FP8 on vLLM)."""
     cache: dict[str, tuple[QuantFormat, EngineProfile]] = catalog.derived.setdefault("standard", {})
     hit = cache.get(model.slug)
     if hit is not None:
         return hit
-    reference = catalog.format(DEFAULT_FORMAT)
-    best: tuple[tuple[bool, bool, float, float], tuple[QuantFormat, EngineProfile]] | None = None
-    for fmt in catalog.formats.values():
-        engine = catalog.engines.get(FAMILY_ENGINE[fmt.family.value])
-        if engine is None or not model.runs_on(engine.name) or fmt.family not in engine.formats:
-            continue
-        if fmt.moe_only and not model.is_moe:
-            continue
-        distance = abs(fmt.bits_per_weight - reference.bits_per_weight)
-        key = (
-            engine.name != DEFAULT_ENGINE,
-            not model.has_checkpoint(fmt.name, fmt.family),
-            distance,
-            -fmt.bits_per_weight,
-        )
-        if best is None or key < best[0]:
-            best = (key, (fmt, engine))
-    if best is None:
+    loadable = [
+        (fmt, engine)
+        for fmt, engine in _family_formats(catalog)
+        if model.runs_on(engine.name) and fmt.family in engine.formats and (model.is_moe or not fmt.moe_only)
+    ]
+    if not loadable:
         raise LookupError(f"no engine of engines.yaml loads {model.name}")
-    cache[model.slug] = best[1]
-    return best[1]
+    reference = catalog.format(DEFAULT_FORMAT)
+    cache[model.slug] = min(loadable, key=lambda fe: _preference(model, fe[0], fe[1], reference))
+    return cache[model.slug]
 
 
 def served(catalog: Catalog, model: Model, hw: Hardware) -> bool:
     """Whether some engine of the catalog runs ``model`` on ``hw`` at all, so that the pair has pages, JSON
     and rows. False where no engine that loads the model's architecture runs on the card's platform
-    (GLM-5.3-Flash, which only vLLM and SGLang load, on Apple silicon). Computed once per pair."""
-    cache: dict[tuple[str, str], bool] = catalog.derived.setdefault("served", {})
-    key = (model.slug, hw.slug)
-    hit = cache.get(key)
-    if hit is None:
-        try:
-            default_scenario(catalog, model, hw)
-            hit = True
-        except LookupError:
-            hit = False
-        cache[key] = hit
-    return hit
+    (GLM-5.3-Flash, which only vLLM and SGLang load, on Apple silicon)."""
+    try:
+        default_scenario(catalog, model, hw)
+    except LookupError:
+        return False
+    return True
 
 
 def hosts(catalog: Catalog, model: Model) -> list[Hardware]:
@@ -349,10 +356,14 @@ def hosts(catalog: Catalog, model: Model) -> list[Hardware]:
     return [hw for hw in catalog.hardware.values() if served(catalog, model, hw)]
 
 
+def model_engines(catalog: Catalog, model: Model) -> list[EngineProfile]:
+    """The catalog's engines that load ``model``'s architecture (all of them where no list restricts it)."""
+    return [e for e in catalog.engines.values() if model.runs_on(e.name)]
+
+
 def engines_for(catalog: Catalog, model: Model) -> list[str]:
-    """Labels of the catalog's engines that load ``model``'s architecture (all of them where no list
-    restricts it)."""
-    return [e.label for e in catalog.engines.values() if model.runs_on(e.name)]
+    """Labels of the engines that load ``model``'s architecture (``model_engines``)."""
+    return [e.label for e in model_engines(catalog, model)]
 
 
 def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[str, float | None]:

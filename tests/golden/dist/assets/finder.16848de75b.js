@@ -27,7 +27,7 @@
  *   decode_tok_s: number }} Option
  * @typedef {{ hardware: FinderHardware, devices: number, units: number, fmt: string, engine: string, kv_dtype: string,
  *   est: Estimate, cost_usd: number, price: UnitPrice | null, usd_per_hour: number | null,
- *   offer: CloudOffer | null }} Setup
+ *   offer: CloudOffer | null, may_fall_short: boolean }} Setup
  */
 
 /**
@@ -154,8 +154,11 @@ export function answer(sizing, data, facts, model, q, found, limit) {
       kv: /** @type {KVDtype} */ (data.kv_cache.find((k) => k.name === o.kv_dtype)),
       engine: /** @type {EngineProfile} */ (data.engines.find((e) => e.name === o.engine)),
       context: q.context, batch: q.users, gpus: o.devices, offload: 0, vision: false };
+    const est = sizing.estimate(model, o.hardware, sc, facts);
+    // setups.py answer_from: the decode range's low end under the question's speed.
+    const low = est.decode_tok_s_low;
     return { hardware: o.hardware, devices: o.devices, units: Math.ceil(o.devices / o.hardware.chips), fmt: o.fmt,
-      engine: o.engine, kv_dtype: o.kv_dtype, est: sizing.estimate(model, o.hardware, sc, facts), cost_usd: cost,
-      price, usd_per_hour: hourly, offer };
+      engine: o.engine, kv_dtype: o.kv_dtype, est, cost_usd: cost, price, usd_per_hour: hourly, offer,
+      may_fall_short: low != null && low < q.min_tok_s };
   });
 }
