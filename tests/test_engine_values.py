@@ -295,15 +295,20 @@ def test_dual_chip_tensor_parallel_reads_both_chips(catalog: Catalog, facts: obj
 
 
 def test_dual_chip_card_costs_per_card(catalog: Catalog, facts: object) -> None:
-    """Buying and powering N devices of a dual-chip card costs N/2 cards."""
+    """Powering N devices of a dual-chip card costs N/2 cards; the MI250X is an OAM module, so buying any
+    number of them buys the 8-module baseboard server: 8 × $10,000 + the server's $32,010 (rigs.yaml)."""
     from generator.content.schema import Price
 
     card = catalog.hw("mi250x").model_copy(
         update={"prices": (Price(usd=10_000.0, date=dt.date(2024, 1, 1), kind="street", source="https://x.example/p"),)}
     )
-    est = estimate(catalog.model("llama-3-1-8b-instruct"), card, scenario(catalog, gpus=2), facts)  # type: ignore[arg-type]
-    assert est.cost.buy_usd == 10_000.0
-    assert est.cost.power_usd_per_hour == pytest.approx(card.tdp_w / 1000 * est.assumptions.electricity_usd_per_kwh)  # type: ignore[operator]
+    for gpus in (2, 16):
+        est = estimate(catalog.model("llama-3-1-8b-instruct"), card, scenario(catalog, gpus=gpus), facts)  # type: ignore[arg-type]
+        assert est.cost.buy_usd == 8 * 10_000.0 + 32_010
+        assert est.cost.rig is not None and (est.cost.rig.rig.slug, est.cost.rig.cards) == ("baseboard-8", 8)
+        assert est.cost.power_usd_per_hour == pytest.approx(  # type: ignore[operator]
+            card.tdp_w * gpus / 2 / 1000 * est.assumptions.electricity_usd_per_kwh
+        )
 
 
 def test_vision_encoder_counts_when_the_engine_loads_it(catalog: Catalog, facts: Facts) -> None:

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
-import math
+import dataclasses
+from collections.abc import Sequence
 
 import pytest
 
 from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
-from generator.site.setups import CANDIDATES, KV8, PICK_TOK_S, SINGLE, Question, answer, common_answers
-from generator.sizing.estimate import ScenarioError, estimate
+from generator.site.setups import (
+    CANDIDATES,
+    KV8,
+    PICK_TOK_S,
+    SINGLE,
+    Question,
+    Setup,
+    answer,
+    common_answers,
+    poor_cells,
+    setup_cost,
+)
+from generator.sizing.estimate import Estimate, ScenarioError, estimate
 from generator.sizing.scenario import Scenario, facts_of
 
 QUESTIONS = (
@@ -23,85 +35,123 @@ QUESTIONS = (
 )
 
 
-def price_of(catalog: Catalog, hw: Hardware, devices: int, q: Question) -> float | None:
-    """What ``devices`` devices cost in the question's mode ($, or $/hour to rent), or None: renting takes
-    the cheapest single instance with enough GPUs, on demand unless the question takes spot and marketplace
-    offers too."""
-    units = math.ceil(devices / hw.chips)
-    if q.mode == "rent":
-        kinds = ("on_demand", "spot", "community") if q.interruptible else ("on_demand",)
-        fit = [o.usd_per_hour for o in catalog.offers_for(hw.slug) if o.billing in kinds and o.gpus >= units]
-        return min(fit, default=None)
-    price = hw.used_price if q.mode == "used" else hw.price
-    return price.usd * units if price else None
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One setup of the brute force: an accelerator, a device count, a format and KV cache, its estimate."""
+
+    hw: Hardware
+    devices: int
+    rank: int
+    fmt: str
+    kv: str
+    engine: str
+    est: Estimate
 
 
-def runs(catalog: Catalog, model: Model, fmt: str, engine: str, q: Question) -> list[str]:
-    """The KV caches to try with a format, best first; none when no checkpoint or another engine."""
-    art = model.artifacts
-    family = catalog.format(fmt).family.value
-    missing = (family == "gguf" and not art.gguf) or (family == "mlx" and not art.mlx)
-    missing |= (fmt == "AWQ" and not art.awq) or (fmt == "GPTQ" and not art.gptq)
-    if missing or (q.engine and engine != q.engine):
-        return []
-    profile = catalog.engine(engine)
-    return [profile.default_kv_dtype, *([KV8[engine]] if engine in KV8 else [])]
-
-
-def best_on(catalog: Catalog, model: Model, hw: Hardware, q: Question) -> tuple[int, str, str, float] | None:
-    """(devices, format, KV cache, tok/s) of the fewest devices of ``hw`` meeting ``q``, best format there."""
+def every_setup(catalog: Catalog, model: Model, context: int, users: int, max_devices: int) -> list[Row]:
+    """Every accelerator × device count (whole cards, up to ``max_devices``; one machine of a Mac or an APU
+    box) × format with a published checkpoint × the engine's default and 8-bit KV cache, through the full
+    estimate; those the engine refuses or that do not fit are left out. No pruning."""
     facts = facts_of(catalog)
-    counts = [hw.chips] if hw.kind in SINGLE else range(hw.chips, q.max_devices + 1, hw.chips)
-    for devices in counts:
-        found = []
-        for rank, (fmt, engine) in enumerate(CANDIDATES):
-            for k, kv in enumerate(runs(catalog, model, fmt, engine, q)):
-                sc = Scenario(
-                    fmt=catalog.format(fmt),
-                    kv=catalog.kv_dtype(kv),
-                    engine=catalog.engine(engine),
-                    context=q.context,
-                    batch=q.users,
-                    gpus=devices,
-                )
-                try:
-                    est = estimate(model, hw, sc, facts)
-                except ScenarioError:
-                    continue
-                if est.memory.verdict != "oom" and est.speed.decode_tok_s >= q.min_tok_s:
-                    found.append((rank * 2 + k, fmt, kv, est.speed.decode_tok_s))
-        if found:
-            _, fmt, kv, tok_s = min(found)
-            return devices, fmt, kv, tok_s
-    return None
-
-
-def brute_force(catalog: Catalog, model: Model, q: Question) -> tuple[str, int, str, str] | None:
-    """Every accelerator × device count × format × KV cache through the full estimate; per
-    accelerator the fewest devices that meet the question, then the best format and KV cache; the
-    cheapest of those (then the fastest, then by slug): (hardware, devices, format, KV cache)."""
     rows = []
     for hw in catalog.hardware.values():
-        best = best_on(catalog, model, hw, q)
-        if best is None:
+        counts = [hw.chips] if hw.kind in SINGLE else range(hw.chips, max_devices + 1, hw.chips)
+        for rank, (fmt, engine) in enumerate(CANDIDATES):
+            art = model.artifacts
+            family = catalog.format(fmt).family.value
+            missing = (family == "gguf" and not art.gguf) or (family == "mlx" and not art.mlx)
+            if missing or (fmt == "AWQ" and not art.awq) or (fmt == "GPTQ" and not art.gptq):
+                continue
+            profile = catalog.engine(engine)
+            for k, kv in enumerate([profile.default_kv_dtype, *([KV8[engine]] if engine in KV8 else [])]):
+                for devices in counts:
+                    sc = Scenario(
+                        fmt=catalog.format(fmt),
+                        kv=catalog.kv_dtype(kv),
+                        engine=profile,
+                        context=context,
+                        batch=users,
+                        gpus=devices,
+                    )
+                    try:
+                        est = estimate(model, hw, sc, facts)
+                    except ScenarioError:
+                        continue
+                    if est.memory.verdict != "oom":
+                        rows.append(Row(hw, devices, rank * 2 + k, fmt, kv, engine, est))
+    return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class Best:
+    """The brute force's answer: the best (poorly measured, cost) over every setup that meets the question,
+    the accelerators that reach it, and on each the best format rank at that cost."""
+
+    key: tuple[bool, float]
+    ranks: dict[str, int]
+
+
+def brute_force(catalog: Catalog, q: Question, rows: list[Row]) -> Best | None:
+    """Every setup that meets ``q`` (speed, devices, engine, budget), priced by the question's mode with the
+    rig several cards need (setups.setup_cost); those on a poorly measured engine cell last, then cheapest."""
+    cells = poor_cells(catalog)
+    found: list[tuple[tuple[bool, float], str, int]] = []
+    for r in rows:
+        if r.est.speed.decode_tok_s < q.min_tok_s or r.devices > q.max_devices or (q.engine and r.engine != q.engine):
             continue
-        devices, fmt, kv, tok_s = best
-        cost = price_of(catalog, hw, devices, q)
-        if cost is not None and (q.budget_usd is None or cost <= q.budget_usd):
-            rows.append((cost, -tok_s, hw.slug, devices, fmt, kv))
-    if not rows:
+        priced = setup_cost(r.hw, r.devices, q, catalog)
+        if priced is None or (q.budget_usd is not None and priced.usd > q.budget_usd):
+            continue
+        poor = (r.engine, r.hw.vendor, r.devices > 1) in cells
+        found.append(((poor, priced.usd), r.hw.slug, r.rank))
+    if not found:
         return None
-    _, _, slug, devices, fmt, kv = min(rows)
-    return slug, devices, fmt, kv
+    key = min(f[0] for f in found)
+    ranks: dict[str, int] = {}
+    for k, slug, rank in found:
+        if k == key:
+            ranks[slug] = min(rank, ranks.get(slug, rank))
+    return Best(key, ranks)
+
+
+def check_first(catalog: Catalog, q: Question, setups: Sequence[Setup], rows: list[Row]) -> None:
+    """The first setup is the brute force's: its (poorly measured, cost), an accelerator that reaches it, the
+    best format rank there; and every setup's 'may fall short' flag is its range's low end under the speed."""
+    best = brute_force(catalog, q, rows)
+    if best is None:
+        assert not setups, q
+        return
+    assert setups, q
+    first = setups[0]
+    assert (first.poor_cell is not None, first.cost_usd) == best.key, q
+    assert first.hardware.slug in best.ranks, q
+    rank = CANDIDATES.index((first.fmt, first.engine)) * 2 + (
+        first.kv_dtype != catalog.engine(first.engine).default_kv_dtype
+    )
+    assert rank == best.ranks[first.hardware.slug], q
+    for s in setups:
+        low = s.est.speed_range.decode_low
+        assert s.may_fall_short == (low is not None and low < q.min_tok_s)
 
 
 @pytest.mark.parametrize("slug", ["qwen2-5-coder-32b-instruct", "llama-3-1-8b-instruct", "qwen3-30b-a3b"])
 @pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: f"{q.context}-{q.min_tok_s}-{q.mode}-{q.users}-{q.engine}")
 def test_first_row_equals_brute_force(catalog: Catalog, slug: str, q: Question) -> None:
     model = catalog.model(slug)
-    found = answer(catalog, model, q)
-    first = (found[0].hardware.slug, found[0].devices, found[0].fmt, found[0].kv_dtype) if found else None
-    assert first == brute_force(catalog, model, q)
+    check_first(catalog, q, answer(catalog, model, q), every_setup(catalog, model, q.context, q.users, q.max_devices))
+
+
+@pytest.mark.slow
+def test_every_models_setups_json_equals_brute_force(catalog: Catalog) -> None:
+    """setups.json's first answer to every common question of every catalog model is the brute force's."""
+    for model in catalog.models.values():
+        answers, _picks = common_answers(catalog, model)
+        rows = {}
+        for a in answers:
+            q = a.question
+            if q.context not in rows:
+                rows[q.context] = every_setup(catalog, model, q.context, q.users, q.max_devices)
+            check_first(catalog, q, a.setups, rows[q.context])
 
 
 def test_every_setup_meets_its_question_and_the_list_is_cheapest_first(catalog: Catalog) -> None:
@@ -112,8 +162,14 @@ def test_every_setup_meets_its_question_and_the_list_is_cheapest_first(catalog: 
     for s in found:
         assert s.est.memory.verdict != "oom" and s.est.speed.decode_tok_s >= 20
         assert s.est.scenario.context == 32768 and s.est.scenario.gpus == s.devices
-        assert s.price is not None and s.cost_usd == s.price.usd * s.units
-    assert [s.cost_usd for s in found] == sorted(s.cost_usd for s in found)
+        rig = s.rig.usd if s.rig else 0.0
+        assert s.price is not None and s.cost_usd == pytest.approx(
+            s.price.usd * (s.rig.cards if s.rig else s.units) + rig
+        )
+        assert (s.rig is not None) == (s.units > 1 or s.hardware.bought_as == "module")
+    # Well measured first (a speed on a poorly measured engine cell comes after), each cheapest first.
+    order = [(s.poor_cell is not None, s.cost_usd) for s in found]
+    assert order == sorted(order)
     assert len({s.hardware.slug for s in found}) == len(found)
 
 

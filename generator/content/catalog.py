@@ -6,10 +6,11 @@ import dataclasses
 import datetime as dt
 import difflib
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from generator.content.schema import (
+    LAUNCH_PRICE_MAX_AGE_DAYS,
     ApiPrice,
     Assumptions,
     Calibration,
@@ -30,7 +31,7 @@ from generator.content.schema import (
 )
 
 # A price older than this is flagged on the pages and warned about by check-content.
-PRICE_MAX_AGE_DAYS = 365
+PRICE_MAX_AGE_DAYS = LAUNCH_PRICE_MAX_AGE_DAYS
 
 
 class UnknownName(LookupError):
@@ -45,6 +46,15 @@ class UnknownName(LookupError):
 
 
 T = TypeVar("T")
+
+
+def _prices_as_of(
+    hardware: Sequence[Hardware], offers: Sequence[CloudOffer], api_prices: Sequence[ApiPrice]
+) -> dt.date | None:
+    """The newest date of any hardware, cloud or API price."""
+    dates = [p.date for h in hardware for p in h.prices]
+    dates += [o.date_seen for o in offers] + [p.date_seen for p in api_prices]
+    return max(dates, default=None)
 
 
 def _index(items: Iterable[T], key: str) -> Mapping[str, T]:
@@ -105,10 +115,16 @@ class Catalog:
         programs: Iterable[CliProgram] = (),
         providers: Iterable[Provider] = (),
     ) -> Catalog:
-        """Build a catalog with a deterministic order (slugs sorted; formats as listed)."""
+        """Build a catalog with a deterministic order (slugs sorted; formats as listed). Each hardware entry
+        learns the day the prices describe (:func:`prices_as_of`), which decides whether its launch price
+        is still a new price."""
+        offers, api_prices, hardware = tuple(offers), tuple(api_prices), tuple(hardware)
+        as_of = _prices_as_of(hardware, offers, api_prices)
         return cls(
             models=_index(sorted(models, key=lambda m: m.slug), "slug"),
-            hardware=_index(sorted(hardware, key=lambda h: h.slug), "slug"),
+            hardware=_index(
+                sorted((h.model_copy(update={"prices_as_of": as_of}) for h in hardware), key=lambda h: h.slug), "slug"
+            ),
             formats=_index(formats, "name"),
             kv_dtypes=_index(kv_dtypes, "name"),
             engines=_index(engines, "name"),
@@ -133,9 +149,7 @@ class Catalog:
         """The newest date of any price in the catalog (hardware, cloud, API): the day the catalog's
         prices describe, from which the site counts how old a price is (the same input gives the
         same pages on any day)."""
-        dates = [p.date for h in self.hardware.values() for p in h.prices]
-        dates += [o.date_seen for o in self.offers] + [p.date_seen for p in self.api_prices]
-        return max(dates, default=None)
+        return _prices_as_of(tuple(self.hardware.values()), self.offers, self.api_prices)
 
     @functools.cached_property
     def stale_before(self) -> dt.date:

@@ -42,6 +42,7 @@ from generator.content.schema import (
     QualityLabel,
     QualityMeasurement,
     QuantFormat,
+    RigsFile,
     Source,
     Throughput,
     Wanted,
@@ -868,6 +869,7 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
     formats_p = _one(root, "formats.yaml", FormatsFile, problems)
     engines_p = _one(root, "engines.yaml", EnginesFile, problems)
     assumptions_p = _one(root, "assumptions.yaml", Assumptions, problems)
+    rigs_p = _one(root, "rigs.yaml", RigsFile, problems, required=False)
     # `make calibrate` writes this file, so it must not need (or trust) the previous one.
     calibration_p = _one(root, "calibration.yaml", Calibration, problems) if require_calibration else None
     cloud_p = _one(root, "prices/cloud.yaml", CloudFile, problems, required=False)
@@ -882,7 +884,8 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
         _check_wanted(wanted_p, models, hardware, problems)
     today = dt.datetime.now(dt.UTC).date()
     files: list[Parsed[Any] | None] = [*model_entries, *hardware_entries, *measurement_files]
-    _check_dates([*files, assumptions_p, calibration_p, cloud_p, api_p, quality_p, wanted_p, cli_p], today, problems)
+    dated = [assumptions_p, rigs_p, calibration_p, cloud_p, api_p, quality_p, wanted_p, cli_p]
+    _check_dates([*files, *dated], today, problems)
 
     formats, kv_dtypes = _formats(formats_p, problems)
     engines = {e.name: e for e in engines_p.value.engines} if engines_p else {}
@@ -903,13 +906,14 @@ def _load(root: Path, require_calibration: bool) -> tuple[Catalog, list[Parsed[H
     if problems:
         raise ContentErrors(problems)
     assert formats_p and engines_p and assumptions_p
+    assumptions = assumptions_p.value.model_copy(update={"rigs": rigs_p.value if rigs_p else None})
     catalog = Catalog.create(
         models=models.values(),
-        hardware=_with_gpu_limits(hardware, assumptions_p.value).values(),
+        hardware=_with_gpu_limits(hardware, assumptions).values(),
         formats=formats.values(),
         kv_dtypes=kv_dtypes.values(),
         engines=engines.values(),
-        assumptions=assumptions_p.value,
+        assumptions=assumptions,
         calibration=calibration_p.value if calibration_p else None,
         offers=cloud_p.value.offers if cloud_p else (),
         providers=cloud_p.value.providers if cloud_p else (),

@@ -279,8 +279,11 @@ PriceKind = Literal["launch_msrp", "street", "list", "used", "estimate"]
 # the 310P of the Atlas 300I), Moore Threads MUSA.
 Platform = Literal["cuda", "rocm", "metal", "xe", "gaudi", "ascend", "ascend-310p", "musa"]
 # Which price answers "what does one cost to buy new today", best first: a current street or list
-# price, then the launch price, then a sourced estimate (datacenter parts without a public price).
+# price, then the launch price while it is under LAUNCH_PRICE_MAX_AGE_DAYS old (older, the part may no
+# longer be sold new, or sells at another price), then a sourced estimate (datacenter parts without a
+# public price).
 NEW_PRICE_ORDER: tuple[PriceKind, ...] = ("street", "list", "launch_msrp", "estimate")
+LAUNCH_PRICE_MAX_AGE_DAYS = 365
 
 
 class Price(Frozen):
@@ -295,6 +298,15 @@ class Price(Frozen):
     usd: Annotated[float, Field(ge=0.01, le=1e8)]
     date: Date
     kind: PriceKind
+    source: Source
+    notes: Prose = ""
+
+
+class Discontinued(Frozen):
+    """The day the maker stopped selling a device (or this configuration of a machine) new, with the source
+    that says so: from then on it has no new price, only used ones."""
+
+    date: Date
     source: Source
     notes: Prose = ""
 
@@ -327,6 +339,10 @@ class Hardware(Frozen):
     # HCCS or UB, Moore Threads' MTLink, Ethernet (RoCE), or none (one machine that does not combine).
     link: Literal["nvlink", "xgmi", "pcie", "hccs", "ub", "mtlink", "ethernet", "none"]
     chips: Annotated[int, Field(ge=1, le=64)] = 1
+    # How it is bought: a plug-in card (a PC holds one; several need a rig, rigs.yaml), a module sold only on
+    # a multi-GPU baseboard inside a server (SXM, OAM), or a whole machine (a Mac, an APU box); None: a
+    # machine for apple_unified and unified_apu kinds, a card for the others (:attr:`bought_as`).
+    form_factor: Literal["card", "module", "machine"] | None = None
     gpu_memory_limit_gib: Annotated[float, Field(ge=0.5, le=100_000)] | None = None
     # Where gpu_memory_limit_gib came from: a measurement the file cites, or (filled by the loader for a Mac
     # whose file gives none) macOS's default rule in assumptions.yaml.
@@ -335,8 +351,12 @@ class Hardware(Frozen):
     # memory size or machine: measurements of either tell the compute of both (calibrate.implied_peaks).
     same_chip_as: Slug | None = None
     prices: tuple[Price, ...] = ()
+    discontinued: Discontinued | None = None
     sources: tuple[Source, ...] = Field(min_length=1)
     notes: Prose = ""
+    # The day the catalog's prices describe (Catalog.prices_as_of, filled when the catalog is made): a
+    # launch price older than LAUNCH_PRICE_MAX_AGE_DAYS before it is not a new price.
+    prices_as_of: Date | None = None
 
     @model_validator(mode="after")
     def _memory(self) -> Self:
@@ -345,6 +365,13 @@ class Hardware(Frozen):
         if self.gpu_memory_limit_gib is not None and self.gpu_memory_limit_gib * GIB > self.memory_bytes:
             raise ValueError("gpu_memory_limit_gib exceeds the memory")
         return self
+
+    @property
+    def bought_as(self) -> Literal["card", "module", "machine"]:
+        """The form factor, given or implied by the kind."""
+        if self.form_factor is not None:
+            return self.form_factor
+        return "machine" if self.kind in (HardwareKind.apple_unified, HardwareKind.unified_apu) else "card"
 
     @property
     def chip(self) -> str:
@@ -368,12 +395,31 @@ class Hardware(Frozen):
 
     @property
     def price(self) -> Price | None:
-        """The price of a new unit: the newest street or list price, else the launch price, else an estimate."""
+        """The price of a new unit: the newest street or list price, else the launch price if it is under
+        a year old (LAUNCH_PRICE_MAX_AGE_DAYS before :attr:`prices_as_of`), else an estimate; none once
+        it is no longer sold new (:attr:`off_sale`)."""
+        if self.off_sale:
+            return None
         for kind in NEW_PRICE_ORDER:
-            found = [p for p in self.prices if p.kind == kind]
+            found = [p for p in self.prices if p.kind == kind and (kind != "launch_msrp" or self._launch_current(p))]
             if found:
                 return max(found, key=lambda p: p.date)
         return None
+
+    @property
+    def off_sale(self) -> bool:
+        """Whether the maker had stopped selling it new by the day the catalog's prices describe."""
+        d = self.discontinued
+        return d is not None and (self.prices_as_of is None or d.date <= self.prices_as_of)
+
+    def _launch_current(self, p: Price) -> bool:
+        return self.prices_as_of is None or (self.prices_as_of - p.date).days <= LAUNCH_PRICE_MAX_AGE_DAYS
+
+    @property
+    def launch_price(self) -> Price | None:
+        """The newest launch price, shown beside the new price when it is not that price (older than a year,
+        or a street price replaced it)."""
+        return max((p for p in self.prices if p.kind == "launch_msrp"), key=lambda p: p.date, default=None)
 
     @property
     def used_price(self) -> Price | None:
@@ -803,6 +849,62 @@ class CliProgram(Frozen):
         return next((f for f in self.flags if word in f.names), None)
 
 
+class RigPart(Frozen):
+    """A part of a rig with its price: once per rig, per card it holds, or per power supply it needs."""
+
+    item: Name
+    usd: Annotated[float, Field(ge=0.01, le=1e8)]
+    per: Literal["rig", "card", "psu"] = "rig"
+    # new: a retail or list price; used: the second-hand market; estimate: a third party's figure.
+    kind: Literal["new", "used", "estimate"]
+    date: Date
+    source: Source
+    notes: Prose = ""
+
+
+class Rig(Frozen):
+    """A machine that holds several accelerators of one form factor: which kinds and how many, the power
+    its own parts draw, its power supplies, and its parts with their prices."""
+
+    slug: Slug
+    name: Name
+    form_factor: Literal["card", "module"]
+    kinds: tuple[HardwareKindField, ...] = Field(min_length=1)
+    min_cards: Annotated[int, Field(ge=1, le=64)]
+    max_cards: Annotated[int, Field(ge=1, le=64)]
+    # Modules come on baseboards of this many: a rig of them is bought whole.
+    sold_with: Annotated[int, Field(ge=1, le=64)] | None = None
+    # What the host draws besides the accelerators (CPU, board, memory, drives, fans), in watts.
+    host_w: Annotated[float, Field(ge=0, le=100_000)]
+    # One power supply's rating and the most the rig takes (None: power comes with the system).
+    psu_w: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    max_psus: Annotated[int, Field(ge=1, le=64)] | None = None
+    parts: tuple[RigPart, ...] = Field(min_length=1)
+    notes: Prose = ""
+
+    @model_validator(mode="after")
+    def _counts(self) -> Self:
+        if self.min_cards > self.max_cards:
+            raise ValueError("min_cards exceeds max_cards")
+        if (self.psu_w is None) != (self.max_psus is None):
+            raise ValueError("give both psu_w and max_psus, or neither")
+        if self.psu_w is None and any(part.per == "psu" for part in self.parts):
+            raise ValueError("a part priced per power supply needs psu_w")
+        return self
+
+
+class RigsFile(Frozen):
+    """content/rigs.yaml: the rigs a buyer can build or buy for several accelerators, and the power rules."""
+
+    # Size power supplies this much above the rig's draw (a share: 0.2 is 20 % headroom).
+    psu_headroom: Annotated[float, Field(ge=0, le=10)]
+    # What one household circuit carries continuously, in watts: a rig drawing more needs several or a
+    # higher-voltage one (said on the answer).
+    circuit_w: Annotated[float, Field(gt=0, le=100_000)]
+    rigs: tuple[Rig, ...] = Field(min_length=1)
+    sources: tuple[Source, ...] = Field(min_length=1)
+
+
 class Assumptions(Frozen):
     """Defaults and world constants the engine needs beyond the catalog, each with its source."""
 
@@ -830,6 +932,8 @@ class Assumptions(Frozen):
     apple_gpu_share_large: Annotated[float, Field(gt=0, le=1)]
     apple_gpu_small_up_to_gib: Annotated[float, Field(gt=0, le=100_000)]
     sources: tuple[Source, ...] = Field(min_length=1)
+    # content/rigs.yaml, filled by the loader (None: no multi-card rig is priced).
+    rigs: RigsFile | None = None
 
     def apple_gpu_limit_gib(self, memory_gib: float) -> float:
         """macOS's default GPU working set for a Mac of ``memory_gib``, to 0.01 GiB."""

@@ -245,9 +245,9 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
             dump(api.setups_json(slug, group.answers).model_dump(mode="json"), settings.minify),
         )
     )
-    b = badges.badge(group.pairs)
-    out.append((routes.badge(slug).lstrip("/"), badges.svg(b).encode()))
-    out.append((routes.badge(slug, "json").lstrip("/"), dump(badges.shields(b), settings.minify)))
+    for v in group.shared["badges"]:
+        out.append((routes.badge(slug, "svg", v.key).lstrip("/"), badges.svg(v.badge).encode()))
+        out.append((routes.badge(slug, "json", v.key).lstrip("/"), dump(badges.shields(v.badge), settings.minify)))
     out += [render_page(route, group, settings) for route in pages.model_routes(catalog, slug, settings.langs)]
     return out, group.rows()
 

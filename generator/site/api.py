@@ -79,6 +79,12 @@ class EstimateJSON(Payload):
     usd_per_mtok: float | None
     monthly_usd: float | None
     buy_usd: float | None
+    # The rig (content/rigs.yaml) bought with several cards or modules: its slug, parts' cost, the cards it
+    # takes (a baseboard is bought whole) and the household circuits it needs.
+    rig: str | None
+    rig_usd: float | None
+    rig_cards: int | None
+    rig_circuits: int | None
     power_usd_per_hour: float | None
     breakeven_months: float | None
     api_usd_per_mtok: float | None

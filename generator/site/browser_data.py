@@ -15,7 +15,7 @@ from generator.site.charts import MEMORY_CHART, VALUE_CHART, bars_of, value_char
 from generator.site.commands import CommandInputs, launch_command
 from generator.site.i18n import LANGS, NumberFormat, number_spec
 from generator.site.pair_page import context_steps
-from generator.site.setups import CANDIDATES, KV8, SINGLE
+from generator.site.setups import CANDIDATES, KV8, SINGLE, poor_cells
 from generator.sizing.cost import budget_use
 from generator.sizing.estimate import ScenarioError, estimate, ratio_ranges
 from generator.sizing.scenario import FAMILY_ENGINE, MAX_CONTEXT, Facts, Scenario
@@ -60,12 +60,25 @@ PARITY_KEYS = (
     "usd_per_mtok",
     "monthly_usd",
     "buy_usd",
+    "rig",
+    "rig_usd",
+    "rig_cards",
+    "rig_circuits",
     "power_usd_per_hour",
     "breakeven_months",
     "api_usd_per_mtok",
     "calibration",
 )
 
+
+# What the browser does not need of the assumptions: sources and the rigs' prose.
+ASSUMPTIONS_PROSE: dict[str, Any] = {
+    "sources": True,
+    "rigs": {
+        "sources": True,
+        "rigs": {"__all__": {"notes": True, "parts": {"__all__": {"item", "date", "source", "notes"}}}},
+    },
+}
 
 # What the browser does not need of an engine's backends (it only checks where they run).
 BACKEND_PROSE = {"sources", "notes", "since"}
@@ -101,7 +114,7 @@ def shared_data(catalog: Catalog) -> dict[str, Any]:
             )
             for e in catalog.engines.values()
         ],
-        "assumptions": catalog.assumptions.model_dump(mode="json", exclude={"sources"}),
+        "assumptions": catalog.assumptions.model_dump(mode="json", exclude=ASSUMPTIONS_PROSE),
         "calibration": {
             "decode_fits": [f.model_dump(mode="json") for f in catalog.calibration.decode_fits],
             "prefill_fits": [f.model_dump(mode="json") for f in catalog.calibration.prefill_fits],
@@ -153,7 +166,8 @@ def model_data(model: Model) -> dict[str, Any]:
 
 def hardware_data(hw: Hardware) -> dict[str, Any]:
     """A hardware entry's facts for the browser, with the price of a new unit the sizing model uses."""
-    data = hw.model_dump(mode="json", exclude={"sources", "notes", "prices"})
+    data = hw.model_dump(mode="json", exclude={"sources", "notes", "prices", "prices_as_of", "discontinued"})
+    data["bought_as"] = hw.bought_as
     data["price"] = hw.price.model_dump(mode="json", exclude={"source", "notes"}) if hw.price else None
     data["used_price"] = hw.used_price.model_dump(mode="json", exclude={"source", "notes"}) if hw.used_price else None
     return data
@@ -162,7 +176,7 @@ def hardware_data(hw: Hardware) -> dict[str, Any]:
 def finder_data(catalog: Catalog) -> dict[str, Any]:
     """What the model pages' finder (static/finder.js) needs beyond sizing-data.json: every accelerator,
     every cloud offer, and setups.py's rules (the formats a person would run, the 8-bit KV caches,
-    the machines that are one device)."""
+    the machines that are one device, the poorly measured engine cells)."""
     return {
         "hardware": [hardware_data(hw) for hw in catalog.hardware.values()],
         "offers": [o.model_dump(mode="json", exclude={"notes", "source"}) for o in catalog.offers],
@@ -170,6 +184,7 @@ def finder_data(catalog: Catalog) -> dict[str, Any]:
             "candidates": [list(c) for c in CANDIDATES],
             "kv8": KV8,
             "single": [kind.value for kind in SINGLE],
+            "poor_cells": [[e, v, several, err] for (e, v, several), err in sorted(poor_cells(catalog).items())],
         },
     }
 

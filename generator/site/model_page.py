@@ -280,7 +280,7 @@ def fix_for(catalog: Catalog, p: PairData, est: Estimate) -> Fix | None:
     facts = facts_of(catalog)
     for kv in smaller_kv(catalog, sc.engine, sc.kv):
         # Only the verdict is needed: fit_and_decode, not a whole estimate.
-        if fit_and_decode(p.model, p.hardware, sc.with_(kv=kv), facts)[0] != "oom":
+        if fit_and_decode(p.model, p.hardware, sc.with_(kv=kv), facts).verdict != "oom":
             return Fix("kv", kv.name)
     lower = [
         r

@@ -98,12 +98,13 @@ class ModelGroup:
         reference = catalog.hardware.get(FOOTPRINT_REFERENCE) or next(iter(catalog.hardware.values()))
         paired = [p.hardware.slug for p in pairs]
         need_hw = [h for h in NEED_HARDWARE if h in paired] or paired[:4]
-        b = badges.badge(pairs)
         board = leaderboard(catalog, pairs)
         answers, recs = common_answers(catalog, model)
         hardware = list(catalog.hardware.values())
         data_bytes = encoded(model_asset(catalog, model))
         recommended = recommended_per_format(catalog, pairs)
+        ld = lead(pairs, reference.slug, catalog.assumptions.verdict_tight_fraction)
+        badge_list = tuple(badges.variants(catalog, pairs, ld))
         return cls(
             catalog=catalog,
             model=model,
@@ -112,7 +113,7 @@ class ModelGroup:
                 "facts": model_facts(catalog, model),
                 "footprint": footprint(catalog, model, reference),
                 "kv_rows": kv_rows(catalog, model),
-                "lead": lead(pairs, reference.slug, catalog.assumptions.verdict_tight_fraction),
+                "lead": ld,
                 "kv_formula": kv_formula(model),
                 "quality": model_quality(catalog, model),
                 "recommended": recommended,
@@ -132,7 +133,11 @@ class ModelGroup:
                 "need_hardware": [catalog.hardware[h] for h in need_hw],
                 "need_rows": need_table(pairs, need_hw),
                 "api_prices": catalog.api_prices_for(slug),
-                "badge_text": f"{b.label}: {b.message}",
+                "badge_text": badge_list[0].badge.title,
+                # The lead badge, then its variants by format and context (the model page lists them); the
+                # device variants are on each pair page.
+                "badges": badge_list,
+                "badge_others": [v for v in badge_list[1:] if not v.key.startswith("on-")],
                 "not_run_on": [hw for hw in hardware if not served(catalog, model, hw)],
             },
             related_hardware={hw.slug: related_hardware(hw, hardware) for hw in hardware},
@@ -312,6 +317,8 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "providers": catalog.providers,
         "describe": memory_descriptions(p, route.lang),
         "standard_why": why_not_standard(catalog, p, route.lang),
+        # This accelerator's badge (badges.variants), where it runs the model page's setup.
+        "badge": next((v for v in g.shared["badges"] if v.key == f"on-{p.hardware.slug}"), None),
     }
 
 

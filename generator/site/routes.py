@@ -83,9 +83,10 @@ def api_pair(model: str, hardware: str) -> str:
     return f"/api/v1/pairs/{model}/{hardware}.json"
 
 
-def badge(model: str, ext: str = "svg") -> str:
-    """URL of a model's README badge (svg) or its shields.io endpoint (json)."""
-    return f"/badges/{model}.{ext}"
+def badge(model: str, ext: str = "svg", variant: str = "") -> str:
+    """URL of a model's README badge (svg) or its shields.io endpoint (json): its lead, or a variant of it
+    (badges.Variant.key: a format, a context or a device)."""
+    return f"/badges/{model}/{variant}.{ext}" if variant else f"/badges/{model}.{ext}"
 
 
 def asset(name: str, data: bytes) -> str:

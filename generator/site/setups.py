@@ -19,8 +19,9 @@ from typing import Literal
 
 from generator.content.catalog import Catalog
 from generator.content.schema import CloudOffer, Hardware, HardwareKind, Model, Price
+from generator.site.accuracy import batched_checks, batched_rows
 from generator.site.quality import model_quality
-from generator.sizing.cost import ANY_BILLING, RENT_BILLING, rental
+from generator.sizing.cost import ANY_BILLING, RENT_BILLING, RigCost, bought, rental
 from generator.sizing.estimate import Estimate, ScenarioError, estimate, fit_and_decode
 from generator.sizing.memory import tp_valid
 from generator.sizing.scenario import Scenario, facts_of
@@ -39,6 +40,9 @@ CANDIDATES: tuple[tuple[str, str], ...] = (
 )
 # The 8-bit KV cache each engine offers when its default does not fit.
 KV8 = {"llama.cpp": "q8_0", "vllm": "fp8", "sglang": "fp8"}
+# A median error over this, on the accuracy page's batched checks of an engine on a vendor's devices, makes
+# an answer resting on that cell "poorly measured" (ranked after sure answers, and said).
+POOR_CELL_ERROR = 0.5
 # Machines that are one device and do not combine (a Mac, an APU box).
 SINGLE = (HardwareKind.apple_unified, HardwareKind.unified_apu)
 
@@ -76,8 +80,18 @@ class Setup:
     usd_per_hour: float | None
     # The instance rented (its billing says whether it is on demand, spot or a marketplace host).
     offer: CloudOffer | None = None
+    # The rig bought with several cards or modules (its parts are in the cost).
+    rig: RigCost | None = None
     # Whether the decode range's low end is under the question's speed: the setup may fall short of it.
     may_fall_short: bool = False
+    # The median error the accuracy page measures for this engine on this vendor's devices (split over
+    # several or not) where it is over POOR_CELL_ERROR: the speed rests on a poorly measured cell.
+    poor_cell: float | None = None
+
+    @property
+    def sure(self) -> bool:
+        """Whether the answer meets the question's speed across its range, on a well measured cell."""
+        return not self.may_fall_short and self.poor_cell is None
 
     @property
     def usd_per_tok_s(self) -> float:
@@ -96,25 +110,38 @@ class Option:
     kv_dtype: str
     rank: int  # the format's place in CANDIDATES, then the KV cache's (default first): lower is better
     decode_tok_s: float
+    # The low end of the decode range (None without a calibration).
+    decode_low: float | None = None
 
 
-def _cost(
-    hw: Hardware, devices: int, q: Question, catalog: Catalog
-) -> tuple[float, Price | None, float | None, CloudOffer | None] | None:
-    """(what the question's mode costs for ``devices`` devices of ``hw``, the price used, $/hour, the instance
-    rented), or None without a price: renting takes one instance that holds them (cost.rental), on demand
-    unless the question accepts spot and marketplace offers."""
+@dataclasses.dataclass(frozen=True)
+class Priced:
+    """What a question's mode costs for some devices of an accelerator ($, or $/hour to rent): the unit
+    price used, the instance rented, or the rig bought with the cards."""
+
+    usd: float
+    price: Price | None = None
+    offer: CloudOffer | None = None
+    rig: RigCost | None = None
+
+    @property
+    def cards(self) -> int | None:
+        """The cards a rig buys (a baseboard of modules is bought whole), None without a rig."""
+        return self.rig.cards if self.rig else None
+
+
+def setup_cost(hw: Hardware, devices: int, q: Question, catalog: Catalog) -> Priced | None:
+    """What the question's mode costs for ``devices`` devices of ``hw``, or None without a price or a rig
+    that takes them: renting takes one instance that holds them (cost.rental), on demand unless the
+    question accepts spot and marketplace offers; buying adds the rig several cards need (cost.bought)."""
     units = math.ceil(devices / hw.chips)
     if q.mode == "rent":
         billing = ANY_BILLING if q.interruptible else RENT_BILLING
         offer = rental(catalog.offers_for(hw.slug), hw.slug, units, billing)
-        if offer is None:
-            return None
-        return offer.usd_per_hour, None, offer.usd_per_hour, offer
+        return Priced(offer.usd_per_hour, offer=offer) if offer else None
     price = hw.used_price if q.mode == "used" else hw.price
-    if price is None:
-        return None
-    return price.usd * units, price, None, None
+    got = bought(hw, units, price.usd, catalog.assumptions.rigs) if price else None
+    return Priced(got[0], price, rig=got[1]) if got else None
 
 
 def _device_counts(model: Model, hw: Hardware, engine: str, catalog: Catalog, max_devices: int) -> Iterator[int]:
@@ -152,7 +179,7 @@ def options(
     Under layer split more devices add capacity, not speed, so the fewest that hold it is the only
     count kept; under tensor parallelism every valid count up to ``max_devices`` is kept (each faster),
     or up to the first that reaches ``enough_tok_s``: a question asking for at most that speed takes the
-    fewest devices that reach it, so the counts beyond are never chosen (the answers stay the same).
+    cheapest count that reaches it, so the counts beyond are never chosen (the answers stay the same).
     """
     facts = facts_of(catalog)
     out = []
@@ -171,13 +198,13 @@ def options(
                         gpus=devices,
                     )
                     try:
-                        verdict, tok_s = fit_and_decode(model, hw, sc, facts)
+                        fd = fit_and_decode(model, hw, sc, facts)
                     except ScenarioError:
                         break
-                    if tok_s is None:
+                    if fd.decode_tok_s is None:
                         continue
-                    out.append(Option(hw, devices, fmt, engine, kv, rank * 2 + k, tok_s))
-                    if profile.split != "tensor" or tok_s >= enough_tok_s:
+                    out.append(Option(hw, devices, fmt, engine, kv, rank * 2 + k, fd.decode_tok_s, fd.decode_low))
+                    if profile.split != "tensor" or fd.decode_tok_s >= enough_tok_s:
                         break
     return out
 
@@ -191,31 +218,76 @@ def quality_names(catalog: Catalog, model: Model, floor: str | None) -> frozense
     return frozenset(name for name, q in model_quality(catalog, model).items() if order.index(q.label) <= limit)
 
 
+def poor_cells(catalog: Catalog) -> dict[tuple[str, str, bool], float]:
+    """The cells of the accuracy page's batched checks (engine, vendor, split over several devices) whose
+    median error is over POOR_CELL_ERROR, with that error (computed once per catalog)."""
+    cells: dict[tuple[str, str, bool], float] | None = catalog.derived.get("poor_cells")
+    if cells is None:
+        rows = batched_rows(batched_checks(catalog))
+        cells = {(r.engine, r.vendor, r.several): r.median for r in rows if r.median > POOR_CELL_ERROR}
+        catalog.derived["poor_cells"] = cells
+    return cells
+
+
+@dataclasses.dataclass(frozen=True)
+class _Priced:
+    """An option with what it costs in the question's mode and whether its speed is sure."""
+
+    option: Option
+    priced: Priced
+    short: bool
+    poor: float | None
+
+    def key(self) -> tuple[bool, float, int, float, str]:
+        """The answer's order: well measured first, cheapest, fewest cards bought (one box before a rig
+        at equal cost), fastest, by slug."""
+        o = self.option
+        cards = self.priced.cards or math.ceil(o.devices / o.hardware.chips)
+        return (self.unsure, self.priced.usd, cards, -o.decode_tok_s, o.hardware.slug)
+
+    def choice(self) -> tuple[bool, float, int, float]:
+        """The order of one accelerator's options: well measured first, cheapest, best format, fastest."""
+        return (self.unsure, self.priced.usd, self.option.rank, -self.option.decode_tok_s)
+
+    @property
+    def unsure(self) -> bool:
+        """Whether the speed rests on a poorly measured engine cell (such answers come after the others)."""
+        return self.poor is not None
+
+
 def answer_from(
     catalog: Catalog, model: Model, q: Question, found: list[Option], limit: int | None = None
 ) -> list[Setup]:
-    """The answer to ``q`` from the options at its context: per accelerator the fewest devices that
-    reach the speed, the best format there; priced by the question's mode; cheapest first (the first
-    ``limit`` of them, each with its full estimate)."""
-    best: dict[str, Option] = {}
+    """The answer to ``q`` from the options at its context: per accelerator the cheapest option that meets
+    the question, the best format at that cost; cheapest first, then faster (the first ``limit`` of them,
+    each with its full estimate). Options whose speed rests on a poorly measured engine cell
+    (:func:`poor_cells`) come after the others, on each accelerator and in the list; an option whose decode
+    range's low end is under the question's speed keeps its place and is flagged (``may_fall_short``)."""
     good = quality_names(catalog, model, q.min_quality)
+    cells = poor_cells(catalog)
+    costs: dict[tuple[str, int], Priced | None] = {}
+    best: dict[str, _Priced] = {}
     for o in found:
         if o.decode_tok_s < q.min_tok_s or o.devices > q.max_devices or (q.engine and o.engine != q.engine):
             continue
         if good is not None and o.fmt not in good:
             continue
+        key = (o.hardware.slug, o.devices)
+        if key not in costs:
+            costs[key] = setup_cost(o.hardware, o.devices, q, catalog)
+        priced = costs[key]
+        if priced is None or (q.budget_usd is not None and priced.usd > q.budget_usd):
+            continue
+        short = o.decode_low is not None and o.decode_low < q.min_tok_s
+        p = _Priced(o, priced, short, cells.get((o.engine, o.hardware.vendor, o.devices > 1)))
         current = best.get(o.hardware.slug)
-        if current is None or (o.devices, o.rank) < (current.devices, current.rank):
-            best[o.hardware.slug] = o
-    priced_options = []
-    for o in best.values():
-        priced = _cost(o.hardware, o.devices, q, catalog)
-        if priced is not None and (q.budget_usd is None or priced[0] <= q.budget_usd):
-            priced_options.append((priced, o))
-    priced_options.sort(key=lambda po: (po[0][0], -po[1].decode_tok_s, po[1].hardware.slug))
+        if current is None or p.choice() < current.choice():
+            best[o.hardware.slug] = p
+    ranked = sorted(best.values(), key=_Priced.key)
     facts = facts_of(catalog)
     setups = []
-    for priced, o in priced_options[:limit]:
+    for p in ranked[:limit]:
+        o = p.option
         sc = Scenario(
             fmt=catalog.format(o.fmt),
             kv=catalog.kv_dtype(o.kv_dtype),
@@ -226,9 +298,10 @@ def answer_from(
         )
         est = estimate(model, o.hardware, sc, facts)
         units = math.ceil(o.devices / o.hardware.chips)
-        low = est.speed_range.decode_low
-        short = low is not None and low < q.min_tok_s
-        setups.append(Setup(o.hardware, o.devices, units, o.fmt, o.engine, o.kv_dtype, est, *priced, short))
+        pr = p.priced
+        hourly = pr.usd if pr.offer else None
+        setup = Setup(o.hardware, o.devices, units, o.fmt, o.engine, o.kv_dtype, est, pr.usd, pr.price, hourly)
+        setups.append(dataclasses.replace(setup, offer=pr.offer, rig=pr.rig, may_fall_short=p.short, poor_cell=p.poor))
     return setups
 
 

@@ -6,7 +6,68 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from generator.content.schema import ApiPrice, Assumptions, CloudOffer, Hardware
+from generator.content.schema import ApiPrice, Assumptions, CloudOffer, Hardware, Rig, RigsFile
+
+
+@dataclasses.dataclass(frozen=True)
+class RigCost:
+    """The rig that holds a setup's cards (rigs.yaml): how many cards it takes (a baseboard of modules is
+    bought whole), its power supplies, what its parts cost, what it all draws at full load and how many
+    household circuits that takes (None for a datacenter server)."""
+
+    rig: Rig
+    cards: int
+    psus: int
+    usd: float
+    draw_w: float | None
+    circuits: int | None
+
+
+def needs_rig(hw: Hardware, units: int) -> bool:
+    """Whether ``units`` cards of ``hw`` need a rig: a module always (it is sold on a baseboard), plug-in
+    cards from two (one goes into the buyer's PC), a whole machine never."""
+    return hw.bought_as == "module" or (hw.bought_as == "card" and units > 1)
+
+
+def rig_for(hw: Hardware, units: int, rigs: RigsFile | None, chips: int = 1) -> RigCost | None:
+    """The first rig of ``rigs`` that takes ``units`` cards of ``hw`` (its form factor, its kind, that many,
+    and power supplies enough for their power with the headroom, within the rig's most); None where none
+    does. ``hw`` may be one device of a card of ``chips`` devices (its power is then the card's share)."""
+    if rigs is None:
+        return None
+    card_w = hw.tdp_w * chips if hw.tdp_w is not None else None
+    for rig in rigs.rigs:
+        if rig.form_factor != hw.bought_as or hw.kind not in rig.kinds:
+            continue
+        if not rig.min_cards <= units <= rig.max_cards:
+            continue
+        cards = max(units, rig.sold_with or 0)
+        draw = cards * card_w + rig.host_w if card_w is not None else None
+        psus = 0
+        if rig.psu_w is not None and rig.max_psus is not None:
+            if draw is None:
+                continue
+            psus = math.ceil(draw * (1 + rigs.psu_headroom) / rig.psu_w)
+            if psus > rig.max_psus:
+                continue
+        count = {"rig": 1, "card": cards, "psu": psus}
+        usd = sum(part.usd * count[part.per] for part in rig.parts)
+        circuits = math.ceil(draw / rigs.circuit_w) if draw is not None and rig.psu_w is not None else None
+        return RigCost(rig, cards, psus, usd, draw, circuits)
+    return None
+
+
+def bought(
+    hw: Hardware, units: int, unit_usd: float, rigs: RigsFile | None, chips: int = 1
+) -> tuple[float, RigCost | None] | None:
+    """What buying ``units`` cards at ``unit_usd`` each costs with the rig they need, and that rig; None
+    where they need one and no rig takes them."""
+    if not needs_rig(hw, units):
+        return unit_usd * units, None
+    rig = rig_for(hw, units, rigs, chips)
+    if rig is None:
+        return None
+    return unit_usd * rig.cards + rig.usd, rig
 
 
 @dataclasses.dataclass(frozen=True)
@@ -14,6 +75,10 @@ class Cost:
     """Money for one scenario; None where no price is known."""
 
     offer: CloudOffer | None
+    # The cards (or machines) the devices are: devices ÷ chips per card, rounded up.
+    units: int
+    # The rig bought with the devices (None: one card, a machine, or no rig takes them: then no buy price).
+    rig: RigCost | None
     cloud_usd_per_gpu_hour: float | None
     cloud_usd_per_hour: float | None
     usd_per_mtok: float | None
@@ -53,16 +118,20 @@ def cost(
     chips: int = 1,
 ) -> Cost:
     """The cheapest on-demand instance that holds the devices (:func:`rental`), $ per 1M output tokens,
-    monthly at ``hours_per_day``, and break-even months of buying instead of renting (rent saved minus
-    electricity); and the cheapest serverless API price of ``model`` (a slug) for comparison. ``hw`` is
-    one device and ``gpus`` counts devices; an offer rents whole cards of ``chips`` devices each."""
-    offer = rental(offers, hw.slug, math.ceil(gpus / chips))
+    monthly at ``hours_per_day``, the purchase with the rig the cards need (:func:`bought`), and break-even
+    months of buying instead of renting (rent saved minus electricity); and the cheapest serverless API
+    price of ``model`` (a slug) for comparison. ``hw`` is one device and ``gpus`` counts devices; an offer
+    rents, and a purchase buys, whole cards of ``chips`` devices each."""
+    units = math.ceil(gpus / chips)
+    offer = rental(offers, hw.slug, units)
     per_gpu = offer.usd_per_hour / (offer.gpus * chips) if offer else None
     hourly = offer.usd_per_hour if offer else None
     hours_month = a.hours_per_day * a.days_per_month
     per_mtok = hourly / (aggregate_tok_s * 3600) * 1e6 if hourly is not None and aggregate_tok_s > 0 else None
-    power = hw.tdp_w * gpus / 1000 * a.electricity_usd_per_kwh if hw.tdp_w else None
-    buy = hw.price.usd * gpus if hw.price else None
+    got = bought(hw, units, hw.price.usd * chips, a.rigs, chips) if hw.price else None
+    buy, rig = got if got else (None, None)
+    host_w = rig.rig.host_w if rig else 0.0
+    power = (hw.tdp_w * gpus + host_w) / 1000 * a.electricity_usd_per_kwh if hw.tdp_w else None
     breakeven = None
     if buy is not None and hourly is not None:
         saved = (hourly - (power or 0.0)) * hours_month
@@ -72,6 +141,8 @@ def cost(
     )
     return Cost(
         offer=offer,
+        units=units,
+        rig=rig,
         cloud_usd_per_gpu_hour=per_gpu,
         cloud_usd_per_hour=hourly,
         usd_per_mtok=per_mtok,

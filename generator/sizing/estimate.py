@@ -170,6 +170,10 @@ class Estimate:
             "usd_per_mtok": c.usd_per_mtok,
             "monthly_usd": c.monthly_usd,
             "buy_usd": c.buy_usd,
+            "rig": c.rig.rig.slug if c.rig else None,
+            "rig_usd": c.rig.usd if c.rig else None,
+            "rig_cards": c.rig.cards if c.rig else None,
+            "rig_circuits": c.rig.circuits if c.rig else None,
             "power_usd_per_hour": c.power_usd_per_hour,
             "breakeven_months": c.breakeven_months,
             "api_usd_per_mtok": c.api.output_usd_per_mtok if c.api else None,
@@ -366,10 +370,19 @@ def engines_for(catalog: Catalog, model: Model) -> list[str]:
     return [e.label for e in model_engines(catalog, model)]
 
 
-def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tuple[str, float | None]:
-    """(verdict, decode tok/s per sequence) of ``sc``: what :func:`estimate` says of them, without the
-    rest of an estimate (for searching many setups); no speed when it does not fit. Raises
-    ScenarioError like it."""
+@dataclasses.dataclass(frozen=True)
+class FitDecode:
+    """What :func:`estimate` says of a scenario's fit and decode speed per sequence, with the low end of the
+    decode range; no speed when it does not fit."""
+
+    verdict: str
+    decode_tok_s: float | None = None
+    decode_low: float | None = None
+
+
+def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> FitDecode:
+    """The verdict, decode tok/s per sequence and its range's low end of ``sc``, without the rest of an
+    estimate (for searching many setups). Raises ScenarioError like :func:`estimate`."""
     check_scenario(model, hw, sc)
     device = device_view(hw)
     a = facts.assumptions
@@ -377,9 +390,11 @@ def fit_and_decode(model: Model, hw: Hardware, sc: Scenario, facts: Facts) -> tu
     weights = weight_bytes(params, sc.fmt)
     verdict = memory(model, weights, device, sc, a.verdict_tight_fraction).verdict
     if verdict == "oom":
-        return verdict, None
-    cal, _, _ = calibration_for(facts, sc.engine.name, device, model)
-    return verdict, _speed(model, params, weights, device, sc, a, cal).decode_tok_s
+        return FitDecode(verdict)
+    cal, _, extrapolated = calibration_for(facts, sc.engine.name, device, model)
+    tok_s = _speed(model, params, weights, device, sc, a, cal).decode_tok_s
+    ratios = ratio_ranges(facts.calibration, extrapolated, sc.gpus > 1 and sc.engine.split == "tensor")[0]
+    return FitDecode(verdict, tok_s, tok_s * ratios[0] if ratios else None)
 
 
 def _speed(

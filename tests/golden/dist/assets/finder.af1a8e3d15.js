@@ -14,20 +14,25 @@
  * @typedef {import("./sizing.js").CloudOffer} CloudOffer
  * @typedef {import("./sizing.js").Estimate} Estimate
  * @typedef {import("./sizing.js").Facts} Facts
+ * @typedef {import("./sizing.js").RigsFile} RigsFile
+ * @typedef {import("./sizing.js").RigCost} RigCost
+ * @typedef {[number, UnitPrice | null, number | null, CloudOffer | null, RigCost | null]} Cost
+ *   what a setup costs, the unit price, $/hour, the instance rented, the rig bought
  * @typedef {import("./display.js").Artifacts} Artifacts
  * @typedef {{ usd: number, date: string, kind: string }} UnitPrice
  * @typedef {Hardware & { used_price: UnitPrice | null }} FinderHardware
- * @typedef {{ candidates: [string, string][], kv8: Record<string, string>, single: string[] }} Rules setups.py's tables
+ * @typedef {{ candidates: [string, string][], kv8: Record<string, string>, single: string[],
+ *   poor_cells: [string, string, boolean, number][] }} Rules setups.py's tables
  * @typedef {{ formats: QuantFormat[], engines: EngineProfile[], kv_cache: KVDtype[],
  *   family_engine: Record<string, string>, hardware: FinderHardware[], offers: CloudOffer[], rules: Rules }} FinderData
  * @typedef {{ context: number, min_tok_s: number, users: number, mode: "buy" | "used" | "rent",
  *   max_devices: number, budget_usd: number | null, engine: string | null, interruptible?: boolean }} Question
  *   interruptible: rentals may be spot or marketplace offers (on demand only by default)
  * @typedef {{ hardware: FinderHardware, devices: number, fmt: string, engine: string, kv_dtype: string, rank: number,
- *   decode_tok_s: number }} Option
+ *   decode_tok_s: number, decode_low: number | null }} Option
  * @typedef {{ hardware: FinderHardware, devices: number, units: number, fmt: string, engine: string, kv_dtype: string,
  *   est: Estimate, cost_usd: number, price: UnitPrice | null, usd_per_hour: number | null,
- *   offer: CloudOffer | null, may_fall_short: boolean }} Setup
+ *   offer: CloudOffer | null, rig: RigCost | null, may_fall_short: boolean, poor_cell: number | null }} Setup
  */
 
 /**
@@ -90,7 +95,7 @@ export function options(sizing, data, facts, model, art, context, users, maxDevi
           const est = sizing.estimate(model, hw, sc, facts);
           if (est.verdict === "oom") continue;
           out.push({ hardware: hw, devices, fmt: fmtName, engine: engineName, kv_dtype: kvName, rank: rank * 2 + k,
-            decode_tok_s: est.decode_tok_s });
+            decode_tok_s: est.decode_tok_s, decode_low: est.decode_tok_s_low });
           if (engine.split !== "tensor") break;
         }
       });
@@ -100,28 +105,33 @@ export function options(sizing, data, facts, model, art, context, users, maxDevi
 }
 
 /**
- * What the question's mode costs for `devices` devices of `hw` ($, or $/hour to rent), the price used, $/hour and
- * the instance rented; or null (setups.py _cost: one instance with enough GPUs, on demand unless the question
- * takes spot and marketplace offers).
+ * What the question's mode costs for `devices` devices of `hw` ($, or $/hour to rent), the price used, $/hour, the
+ * instance rented and the rig bought; or null (setups.py setup_cost: one instance with enough GPUs, on demand
+ * unless the question takes spot and marketplace offers; several cards with the rig that takes them).
  * @param {typeof import("./sizing.js")} sizing
  * @param {FinderHardware} hw
  * @param {number} devices
  * @param {Question} q
  * @param {CloudOffer[]} offers
- * @returns {[number, UnitPrice | null, number | null, CloudOffer | null] | null}
+ * @param {RigsFile | null} rigs
+ * @returns {Cost | null}
  */
-function costOf(sizing, hw, devices, q, offers) {
+function costOf(sizing, hw, devices, q, offers, rigs) {
   const units = Math.ceil(devices / hw.chips);
   if (q.mode === "rent") {
     const offer = sizing.rental(offers, hw.slug, units, q.interruptible ? sizing.ANY_BILLING : sizing.RENT_BILLING);
-    return offer ? [offer.usd_per_hour, null, offer.usd_per_hour, offer] : null;
+    return offer ? [offer.usd_per_hour, null, offer.usd_per_hour, offer, null] : null;
   }
   const price = q.mode === "used" ? hw.used_price : hw.price;
-  return price ? [price.usd * units, price, null, null] : null;
+  const got = price ? sizing.bought(hw, units, price.usd, rigs) : null;
+  return got ? [got[0], price, null, null, got[1]] : null;
 }
 
 /**
- * The answer to `q` from the options at its context, cheapest first (the first `limit` with estimates).
+ * The answer to `q` from the options at its context (setups.py answer_from): per accelerator the cheapest option
+ * that meets the question, the best format at that cost; cheapest first, faster, by slug (the first `limit`, with
+ * estimates). Options on a poorly measured engine cell come after the others; one whose decode range reaches
+ * below the speed is flagged.
  * @param {typeof import("./sizing.js")} sizing
  * @param {FinderData} data
  * @param {Facts} facts
@@ -132,33 +142,41 @@ function costOf(sizing, hw, devices, q, offers) {
  * @returns {Setup[]}
  */
 export function answer(sizing, data, facts, model, q, found, limit) {
-  /** @type {Map<string, Option>} */
+  /** @typedef {{ o: Option, c: Cost, short: boolean, poor: number | null, unsure: number }} Priced */
+  /** @type {Map<string, Cost | null>} */
+  const costs = new Map();
+  /** @type {Map<string, Priced>} */
   const best = new Map();
   for (const o of found) {
     if (o.decode_tok_s < q.min_tok_s || o.devices > q.max_devices || (q.engine && o.engine !== q.engine)) continue;
-    const current = best.get(o.hardware.slug);
-    if (!current || o.devices < current.devices || (o.devices === current.devices && o.rank < current.rank)) {
-      best.set(o.hardware.slug, o);
+    const key = `${o.hardware.slug}|${o.devices}`;
+    if (!costs.has(key)) costs.set(key, costOf(sizing, o.hardware, o.devices, q, data.offers, facts.assumptions.rigs));
+    const c = costs.get(key);
+    if (!c || (q.budget_usd != null && c[0] > q.budget_usd)) continue;
+    const short = o.decode_low != null && o.decode_low < q.min_tok_s;
+    const cell = data.rules.poor_cells.find(([e, v, several]) =>
+      e === o.engine && v === o.hardware.vendor && several === o.devices > 1);
+    const poor = cell ? cell[3] : null;
+    /** @type {Priced} */
+    const p = { o, c, short, poor, unsure: poor != null ? 1 : 0 };
+    const cur = best.get(o.hardware.slug);
+    // setups.py _Priced.choice: well measured first, cheapest, best format, fastest.
+    if (!cur || (p.unsure - cur.unsure || c[0] - cur.c[0] || o.rank - cur.o.rank || cur.o.decode_tok_s - o.decode_tok_s) < 0) {
+      best.set(o.hardware.slug, p);
     }
   }
-  /** @type {[[number, UnitPrice | null, number | null, CloudOffer | null], Option][]} */
-  const priced = [];
-  for (const o of best.values()) {
-    const c = costOf(sizing, o.hardware, o.devices, q, data.offers);
-    if (c && (q.budget_usd == null || c[0] <= q.budget_usd)) priced.push([c, o]);
-  }
-  priced.sort((a, b) => a[0][0] - b[0][0] || b[1].decode_tok_s - a[1].decode_tok_s ||
-    (a[1].hardware.slug < b[1].hardware.slug ? -1 : a[1].hardware.slug > b[1].hardware.slug ? 1 : 0));
-  return priced.slice(0, limit ?? priced.length).map(([[cost, price, hourly, offer], o]) => {
+  // setups.py _Priced.key: well measured first, cheapest, fewest cards bought, fastest, by slug.
+  const cards = (/** @type {Priced} */ p) => (p.c[4] ? p.c[4].cards : Math.ceil(p.o.devices / p.o.hardware.chips));
+  const ranked = [...best.values()].sort((a, b) => a.unsure - b.unsure || a.c[0] - b.c[0] || cards(a) - cards(b) ||
+    b.o.decode_tok_s - a.o.decode_tok_s || (a.o.hardware.slug < b.o.hardware.slug ? -1 : a.o.hardware.slug > b.o.hardware.slug ? 1 : 0));
+  return ranked.slice(0, limit ?? ranked.length).map(({ o, c: [cost, price, hourly, offer, rig], short, poor }) => {
     const sc = { fmt: /** @type {QuantFormat} */ (data.formats.find((f) => f.name === o.fmt)),
       kv: /** @type {KVDtype} */ (data.kv_cache.find((k) => k.name === o.kv_dtype)),
       engine: /** @type {EngineProfile} */ (data.engines.find((e) => e.name === o.engine)),
       context: q.context, batch: q.users, gpus: o.devices, offload: 0, vision: false };
     const est = sizing.estimate(model, o.hardware, sc, facts);
-    // setups.py answer_from: the decode range's low end under the question's speed.
-    const low = est.decode_tok_s_low;
     return { hardware: o.hardware, devices: o.devices, units: Math.ceil(o.devices / o.hardware.chips), fmt: o.fmt,
-      engine: o.engine, kv_dtype: o.kv_dtype, est, cost_usd: cost, price, usd_per_hour: hourly, offer,
-      may_fall_short: low != null && low < q.min_tok_s };
+      engine: o.engine, kv_dtype: o.kv_dtype, est, cost_usd: cost, price, usd_per_hour: hourly, offer, rig,
+      may_fall_short: short, poor_cell: poor };
   });
 }

@@ -12,6 +12,8 @@
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {import("./display.js").Artifacts} Artifacts
  * @typedef {{ tok_s: string, short: string, per_hour: string, rent_offer: string, billing: Record<string, string>, units: string,
+ *   rig_cost: string, rigs: Record<string, string>, draws: string, poor: string, price_note: string, stale_note: string,
+ *   kinds: Record<string, string>, stale_before: string,
  *   none: string, count: string, comfortable: string,
  *   tight: string, oom: string, chart_title: string, x_buy: string, x_rent: string, y: string, frontier: string,
  *   ticks: Record<string, string> }} FinderMessages templates with {names}; ticks: the price axis' labels
@@ -54,6 +56,8 @@ async function main(root, pageEl) {
   const facts = { assumptions: shared.assumptions, calibration: shared.calibration, ranges: shared.ranges,
     offers: extra.offers, api_prices: [] };
   const fmt = view.numberFormat(page.number_spec);
+  // Dates as the pages print them (Babel's medium form; the browser's own for this language).
+  const dateFormat = new Intl.DateTimeFormat(page.lang, { dateStyle: "medium", timeZone: "UTC" });
   const form = /** @type {HTMLFormElement} */ (root.querySelector("form"));
   const table = /** @type {HTMLTableElement} */ (root.querySelector("table"));
   const body = /** @type {HTMLTableSectionElement} */ (table.querySelector("tbody"));
@@ -177,6 +181,20 @@ async function main(root, pageEl) {
     verdict.textContent = t[s.est.verdict];
     /** @type {string | DocumentFragment} */
     let cost = q.mode === "rent" ? interpolate(t.per_hour, { usd: fmt.usd(s.cost_usd) }) : fmt.usd(s.cost_usd, 0);
+    if (s.price) {
+      // A purchase: the unit price with its kind and the day it was seen (_macros.html buy_cost), and the rig.
+      const p = s.price;
+      const note = interpolate(p.date < t.stale_before ? t.stale_note : t.price_note,
+        { kind: t.kinds[p.kind] || p.kind, when: dateFormat.format(new Date(`${p.date}T00:00:00Z`)) });
+      const each = `${fmt.usd(p.usd, 0)} ${note}`;
+      if (s.rig) {
+        cost = interpolate(t.rig_cost, { total: fmt.usd(s.cost_usd, 0), n: fmt.num(s.rig.cards), each,
+          rig: t.rigs[s.rig.rig.slug] || s.rig.rig.name, rig_usd: fmt.usd(s.rig.usd, 0) });
+        if (s.rig.circuits != null && s.rig.circuits > 1) cost += ` ${interpolate(t.draws, { w: fmt.num(s.rig.draw_w) })}`;
+      } else {
+        cost = each;
+      }
+    }
     if (s.offer) {
       // The instance rented (its name in English), and whether it is on demand, spot or a marketplace host.
       const o = s.offer;
@@ -190,11 +208,15 @@ async function main(root, pageEl) {
       cost.append(before, where, after ?? "");
     }
     // A speed whose measured range reaches below the question's floor is flagged (it may not hold).
-    const short = s.may_fall_short
-      ? ` ${interpolate(t.short, { speed: interpolate(t.tok_s, { n: fmt.sig(q.min_tok_s) }) })}` : "";
+    const short = (s.may_fall_short
+      ? ` ${interpolate(t.short, { speed: interpolate(t.tok_s, { n: fmt.sig(q.min_tok_s) }) })}` : "") +
+      (s.poor_cell != null ? ` ${interpolate(t.poor, { err: fmt.pct(s.poor_cell) })}` : "");
+    const low = s.est.decode_tok_s_low;
+    const high = s.est.decode_tok_s_high;
+    const range = low != null && high != null ? ` (${fmt.sig(low)}–${fmt.sig(high)})` : "";
     const cells = [
       `${s.fmt} · ${s.engine} · KV ${s.kv_dtype}`,
-      interpolate(t.tok_s, { n: fmt.sig(s.est.decode_tok_s) }) + short,
+      interpolate(t.tok_s, { n: fmt.sig(s.est.decode_tok_s) }) + range + short,
       verdict,
       cost,
       fmt.usd(s.cost_usd / s.est.decode_tok_s_aggregate),

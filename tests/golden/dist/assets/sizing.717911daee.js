@@ -64,7 +64,7 @@
  *   memory_type: string | null, bandwidth_gbps: number, tflops_bf16: number | null, tflops_fp16: number | null,
  *   tflops_fp8: number | null, tops_int8: number | null, tdp_w: number | null, interconnect: string | null,
  *   link: string, chips: number, gpu_memory_limit_gib: number | null, same_chip_as: string | null,
- *   price: Price | null }
+ *   price: Price | null, bought_as: "card" | "module" | "machine" }
  *   & ({ memory_gib: number, memory_gb: null } | { memory_gib: null, memory_gb: number })} Hardware
  *   exactly one of memory_gib and memory_gb
  * @typedef {{ model: string, params: number, embedding_params: number, output_params: number, file_gib: number,
@@ -92,7 +92,14 @@
  *   hours_per_day: number, days_per_month: number, finetune_seq_len: number, finetune_batch: number,
  *   lora_rank: number, nf4_bits_per_weight: number, adam_bytes_per_param: number,
  *   activation_bytes_per_token_hidden: number, max_gpus: number, reading_words_per_minute: number,
- *   tokens_per_word: number }} Assumptions
+ *   tokens_per_word: number, rigs: RigsFile | null }} Assumptions
+ * @typedef {{ usd: number, per: "rig" | "card" | "psu", kind: string }} RigPart
+ * @typedef {{ slug: string, name: string, form_factor: "card" | "module", kinds: string[], min_cards: number,
+ *   max_cards: number, sold_with: number | null, host_w: number, psu_w: number | null, max_psus: number | null,
+ *   parts: RigPart[] }} Rig
+ * @typedef {{ psu_headroom: number, circuit_w: number, rigs: Rig[] }} RigsFile
+ * @typedef {{ rig: Rig, cards: number, psus: number, usd: number, draw_w: number | null,
+ *   circuits: number | null }} RigCost
  * @typedef {{ engine: EngineName, hardware_class: string, bandwidth_efficiency: number,
  *   per_layer_latency_s: number, rows: number, borrowed_from?: EngineName }} DecodeFit
  * @typedef {{ engine: EngineName, hardware_class: string, compute_efficiency: number, rows: number,
@@ -1516,6 +1523,62 @@ export function rental(offers, slug, units, billing = RENT_BILLING) {
 }
 
 /**
+ * Whether `units` cards of `hw` need a rig (cost.py needs_rig): a module always, plug-in cards from two.
+ * @param {Hardware} hw
+ * @param {number} units
+ */
+export function needsRig(hw, units) {
+  return hw.bought_as === "module" || (hw.bought_as === "card" && units > 1);
+}
+
+/**
+ * The first rig that takes `units` cards of `hw` and powers them, or null (cost.py rig_for).
+ * @param {Hardware} hw one device of a card of `chips` devices, or the card
+ * @param {number} units
+ * @param {RigsFile | null} rigs
+ * @param {number} [chips]
+ * @returns {RigCost | null}
+ */
+export function rigFor(hw, units, rigs, chips = 1) {
+  if (!rigs) return null;
+  const cardW = hw.tdp_w != null ? hw.tdp_w * chips : null;
+  for (const rig of rigs.rigs) {
+    if (rig.form_factor !== hw.bought_as || !rig.kinds.includes(hw.kind)) continue;
+    if (units < rig.min_cards || units > rig.max_cards) continue;
+    const cards = Math.max(units, rig.sold_with || 0);
+    const draw = cardW != null ? cards * cardW + rig.host_w : null;
+    let psus = 0;
+    if (rig.psu_w != null && rig.max_psus != null) {
+      if (draw == null) continue;
+      psus = Math.ceil(draw * (1 + rigs.psu_headroom) / rig.psu_w);
+      if (psus > rig.max_psus) continue;
+    }
+    const count = { rig: 1, card: cards, psu: psus };
+    let usd = 0;
+    for (const part of rig.parts) usd += part.usd * count[part.per];
+    const circuits = draw != null && rig.psu_w != null ? Math.ceil(draw / rigs.circuit_w) : null;
+    return { rig, cards, psus, usd, draw_w: draw, circuits };
+  }
+  return null;
+}
+
+/**
+ * Buying `units` cards at `unitUsd` each with the rig they need: [cost, rig], or null where no rig takes them
+ * (cost.py bought).
+ * @param {Hardware} hw
+ * @param {number} units
+ * @param {number} unitUsd
+ * @param {RigsFile | null} rigs
+ * @param {number} [chips]
+ * @returns {[number, RigCost | null] | null}
+ */
+export function bought(hw, units, unitUsd, rigs, chips = 1) {
+  if (!needsRig(hw, units)) return [unitUsd * units, null];
+  const rig = rigFor(hw, units, rigs, chips);
+  return rig ? [unitUsd * rig.cards + rig.usd, rig] : null;
+}
+
+/**
  * @param {Hardware} hw one device
  * @param {string} model
  * @param {number} gpus devices
@@ -1526,12 +1589,16 @@ export function rental(offers, slug, units, billing = RENT_BILLING) {
  * @param {number} chips devices per rented card
  */
 function cost(hw, model, gpus, aggregate, offers, apiPrices, as, chips) {
-  const offer = rental(offers, hw.slug, Math.ceil(gpus / chips));
+  const units = Math.ceil(gpus / chips);
+  const offer = rental(offers, hw.slug, units);
   const hourly = offer ? offer.usd_per_hour : null;
   const hoursMonth = as.hours_per_day * as.days_per_month;
   const perMtok = hourly != null && aggregate > 0 ? hourly / (aggregate * 3600) * 1e6 : null;
-  const power = hw.tdp_w ? hw.tdp_w * gpus / 1000 * as.electricity_usd_per_kwh : null;
-  const buy = hw.price ? hw.price.usd * gpus : null;
+  const got = hw.price ? bought(hw, units, hw.price.usd * chips, as.rigs, chips) : null;
+  const buy = got ? got[0] : null;
+  const rig = got ? got[1] : null;
+  const hostW = rig ? rig.rig.host_w : 0;
+  const power = hw.tdp_w ? (hw.tdp_w * gpus + hostW) / 1000 * as.electricity_usd_per_kwh : null;
   let breakeven = null;
   if (buy != null && hourly != null) {
     const saved = (hourly - (power || 0.0)) * hoursMonth;
@@ -1544,7 +1611,8 @@ function cost(hw, model, gpus, aggregate, offers, apiPrices, as, chips) {
       (p.output_usd_per_mtok === api.output_usd_per_mtok && p.provider < api.provider)) api = p;
   }
   return { cloud_usd_per_hour: hourly, usd_per_mtok: perMtok, monthly_usd: hourly != null ? hourly * hoursMonth : null,
-    buy_usd: buy, power_usd_per_hour: power, breakeven_months: breakeven,
+    buy_usd: buy, rig: rig ? rig.rig.slug : null, rig_usd: rig ? rig.usd : null, rig_cards: rig ? rig.cards : null,
+    rig_circuits: rig ? rig.circuits : null, power_usd_per_hour: power, breakeven_months: breakeven,
     api_usd_per_mtok: api ? api.output_usd_per_mtok : null };
 }
 
