@@ -21,7 +21,7 @@ from generator.site.setups import (
     poor_cells,
     setup_cost,
 )
-from generator.sizing.estimate import Estimate, ScenarioError, estimate
+from generator.sizing.estimate import ScenarioError, estimate, fit_and_decode
 from generator.sizing.scenario import Scenario, facts_of
 
 QUESTIONS = (
@@ -37,7 +37,8 @@ QUESTIONS = (
 
 @dataclasses.dataclass(frozen=True)
 class Row:
-    """One setup of the brute force: an accelerator, a device count, a format and KV cache, its estimate."""
+    """One setup of the brute force: an accelerator, a device count, a format and KV cache, and the engine's
+    decode speed per sequence there."""
 
     hw: Hardware
     devices: int
@@ -45,13 +46,14 @@ class Row:
     fmt: str
     kv: str
     engine: str
-    est: Estimate
+    decode_tok_s: float
 
 
 def every_setup(catalog: Catalog, model: Model, context: int, users: int, max_devices: int) -> list[Row]:
     """Every accelerator × device count (whole cards, up to ``max_devices``; one machine of a Mac or an APU
-    box) × format with a published checkpoint × the engine's default and 8-bit KV cache, through the full
-    estimate; those the engine refuses or that do not fit are left out. No pruning."""
+    box) × format with a published checkpoint × the engine's default and 8-bit KV cache, through the engine's
+    fit and decode speed (estimate.fit_and_decode, what an estimate says of them); those the engine refuses or
+    that do not fit are left out. No pruning."""
     facts = facts_of(catalog)
     rows = []
     for hw in catalog.hardware.values():
@@ -74,11 +76,11 @@ def every_setup(catalog: Catalog, model: Model, context: int, users: int, max_de
                         gpus=devices,
                     )
                     try:
-                        est = estimate(model, hw, sc, facts)
+                        fd = fit_and_decode(model, hw, sc, facts)
                     except ScenarioError:
                         continue
-                    if est.memory.verdict != "oom":
-                        rows.append(Row(hw, devices, rank * 2 + k, fmt, kv, engine, est))
+                    if fd.decode_tok_s is not None:
+                        rows.append(Row(hw, devices, rank * 2 + k, fmt, kv, engine, fd.decode_tok_s))
     return rows
 
 
@@ -97,7 +99,7 @@ def brute_force(catalog: Catalog, q: Question, rows: list[Row]) -> Best | None:
     cells = poor_cells(catalog)
     found: list[tuple[tuple[bool, float], str, int]] = []
     for r in rows:
-        if r.est.speed.decode_tok_s < q.min_tok_s or r.devices > q.max_devices or (q.engine and r.engine != q.engine):
+        if r.decode_tok_s < q.min_tok_s or r.devices > q.max_devices or (q.engine and r.engine != q.engine):
             continue
         priced = setup_cost(r.hw, r.devices, q, catalog)
         if priced is None or (q.budget_usd is not None and priced.usd > q.budget_usd):
@@ -212,3 +214,34 @@ def test_no_rental_multiplies_an_offer(catalog: Catalog) -> None:
             assert s.offer.gpus >= s.units and s.cost_usd == s.offer.usd_per_hour == s.usd_per_hour
     spot = answer(catalog, model, Question(8192, 10, mode="rent", interruptible=True))
     assert {s.offer.billing for s in spot if s.offer} - {"on_demand"}  # spot or marketplace offers now count
+
+
+def test_fit_and_decode_says_what_the_estimate_says(catalog: Catalog) -> None:
+    """The search's shortcut gives the full estimate's verdict, decode speed and range's low end, on every
+    accelerator for a dense, a MoE and a hybrid model, in every finder format, on one device and several."""
+    facts = facts_of(catalog)
+    checked = 0
+    for slug in ("llama-3-3-70b-instruct", "qwen3-30b-a3b", "qwen3-next-80b-a3b-instruct"):
+        model = catalog.model(slug)
+        for hw in catalog.hardware.values():
+            for fmt, engine in CANDIDATES:
+                profile = catalog.engine(engine)
+                for devices in {hw.chips, 2 * hw.chips}:
+                    sc = Scenario(
+                        fmt=catalog.format(fmt),
+                        kv=catalog.kv_dtype(profile.default_kv_dtype),
+                        engine=profile,
+                        context=32768,
+                        gpus=devices,
+                    )
+                    try:
+                        est = estimate(model, hw, sc, facts)
+                    except ScenarioError:
+                        continue
+                    fd = fit_and_decode(model, hw, sc, facts)
+                    assert fd.verdict == est.memory.verdict
+                    if fd.verdict != "oom":
+                        assert fd.decode_tok_s == est.speed.decode_tok_s
+                        assert fd.decode_low == pytest.approx(est.speed_range.decode_low)
+                    checked += 1
+    assert checked > 1000

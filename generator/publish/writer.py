@@ -52,6 +52,7 @@ STATIC_FILES = (
     "favicon.svg",
     "finder-page.js",
     "finder.js",
+    "hardware-page.js",
     "home.js",
     "leaderboard.js",
     "picker.js",

@@ -4,6 +4,7 @@ with the models that fit well first, and related accelerators."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
@@ -13,8 +14,9 @@ from generator.content.schema import Hardware, Model, Price
 from generator.site.model_page import RELATED
 from generator.site.pair_page import FormatRow, PairData, best_of, quant_matrix
 from generator.site.setups import CANDIDATES
-from generator.sizing.estimate import hosts
+from generator.sizing.estimate import ScenarioError, estimate, hosts, standard_setup
 from generator.sizing.params import count_params
+from generator.sizing.scenario import Scenario, facts_of
 
 T = TypeVar("T")
 
@@ -22,6 +24,13 @@ T = TypeVar("T")
 SIZE_GROUPS: tuple[float, ...] = (4, 16, 40, 100, 300, math.inf)
 # The order of verdicts on a hardware page: fits well, then tight, then does not fit.
 VERDICT_ORDER = {"comfortable": 0, "tight": 1, "oom": 2}
+
+
+# The contexts a hardware page's control offers besides the default (capped at each model's maximum).
+ROW_CONTEXTS = (32768, 131072)
+# Shares of the weights in system RAM a hardware page tries, smallest first, for a model no format fits
+# on the device (llama.cpp's layer offload of the page's common setup).
+OFFLOAD_STEPS = (0.1, 0.2, 0.3, 0.4, 0.5)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,6 +52,17 @@ class HardwareRow:
     decode_low: float | None = None
     decode_high: float | None = None
     max_context: int | None = None
+    # What the page's task control filters on: the model's domain and whether it reads images.
+    domain: str = "general"
+    vision: bool = False
+    # The pick at each of ROW_CONTEXTS the model reaches: [context, quant, engine label, total bytes, verdict,
+    # decode tok/s, low, high, max context] (quant and the rest None where no format fits).
+    at: tuple[tuple[Any, ...], ...] = ()
+    # Where no format fits: the least share of the weights in system RAM (OFFLOAD_STEPS) with which the model
+    # page's common setup fits, the bytes that puts in RAM and the decode speed then.
+    offload: float | None = None
+    offload_bytes: int | None = None
+    offload_tok_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The row as plain JSON data (a build keeps the rows of unchanged models in its manifest)."""
@@ -51,34 +71,85 @@ class HardwareRow:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> HardwareRow:
         """A row back from :meth:`to_json`."""
-        return cls(**data)
+        return cls(**{**data, "at": tuple(tuple(a) for a in data.get("at", ()))})
 
     @classmethod
-    def of(cls, pair: PairData) -> HardwareRow:
+    def of(cls, pair: PairData, catalog: Catalog) -> HardwareRow:
         """The row a pair contributes to its hardware page."""
-        return cls.from_pick(pair.model, pick_of(pair.model, pair.matrix))
+        return cls.from_pick(pair.model, pick_of(pair.model, pair.matrix), catalog, pair.hardware)
 
     @classmethod
-    def from_pick(cls, model: Model, best: FormatRow | None) -> HardwareRow:
-        """The row for a model whose picked format is ``best`` (None: no format fits)."""
+    def from_pick(cls, model: Model, best: FormatRow | None, catalog: Catalog, hw: Hardware) -> HardwareRow:
+        """The row for a model whose picked format at the default context is ``best`` (None: no format fits),
+        with its picks at the other contexts and, where nothing fits, the offload that makes it fit."""
         params = count_params(model).total
+        base = cls(model.slug, model.name, params, domain=model.domain, vision=model.vision is not None)
+        at = tuple(_pick_at(catalog, model, hw, c) for c in _row_contexts(catalog, model))
         if best is None or best.est is None:
-            return cls(model.slug, model.name, params)
+            return dataclasses.replace(base, at=at, **_offload(catalog, model, hw))
         e = best.est
-        return cls(
-            model.slug,
-            model.name,
-            params,
-            best.fmt.name,
-            best.engine.name,
-            best.engine.label,
-            e.memory.total_bytes,
-            e.memory.verdict,
-            e.speed.decode_tok_s,
-            e.speed_range.decode_low,
-            e.speed_range.decode_high,
-            e.max_context,
+        return dataclasses.replace(
+            base,
+            quant=best.fmt.name,
+            engine=best.engine.name,
+            engine_label=best.engine.label,
+            total_bytes=e.memory.total_bytes,
+            verdict=e.memory.verdict,
+            decode_tok_s=e.speed.decode_tok_s,
+            decode_low=e.speed_range.decode_low,
+            decode_high=e.speed_range.decode_high,
+            max_context=e.max_context,
+            at=at,
         )
+
+
+def _row_contexts(catalog: Catalog, model: Model) -> list[int]:
+    """ROW_CONTEXTS capped at the model's maximum, without the default context."""
+    default = catalog.assumptions.default_context
+    return sorted({min(c, model.max_context) for c in ROW_CONTEXTS} - {default})
+
+
+def _pick_at(catalog: Catalog, model: Model, hw: Hardware, context: int) -> tuple[Any, ...]:
+    """The row's pick at ``context`` as a plain list (see HardwareRow.at)."""
+    best = pick_of(model, quant_matrix(catalog, model, hw, context))
+    if best is None or best.est is None:
+        return (context, None, None, None, "oom", None, None, None, None)
+    e = best.est
+    r = e.speed_range
+    return (
+        context,
+        best.fmt.name,
+        best.engine.label,
+        e.memory.total_bytes,
+        e.memory.verdict,
+        e.speed.decode_tok_s,
+        r.decode_low,
+        r.decode_high,
+        e.max_context,
+    )
+
+
+def _offload(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, Any]:
+    """The least OFFLOAD_STEPS share of the weights in system RAM with which the model page's common setup
+    fits on one device of ``hw`` (an engine that offloads layers only), or nothing."""
+    fmt, engine = standard_setup(catalog, model)
+    if engine.split != "layer" or not engine.runs(hw, fmt.name):
+        return {}
+    facts = facts_of(catalog)
+    kv = catalog.kv_dtype(engine.default_kv_dtype)
+    sc = Scenario(fmt=fmt, kv=kv, engine=engine, context=catalog.assumptions.default_context, gpus=hw.chips)
+    for share in OFFLOAD_STEPS:
+        try:
+            est = estimate(model, hw, sc.with_(offload=share), facts)
+        except ScenarioError:
+            return {}
+        if est.memory.verdict != "oom":
+            return {
+                "offload": share,
+                "offload_bytes": est.memory.offload_bytes,
+                "offload_tok_s": est.speed.decode_tok_s,
+            }
+    return {}
 
 
 def pick_of(model: Model, matrix: tuple[FormatRow, ...]) -> FormatRow | None:
@@ -105,7 +176,7 @@ def hardware_rows(catalog: Catalog, model: Model) -> list[HardwareRow]:
     matrices alone (no pages rendered)."""
     context = catalog.assumptions.default_context
     return [
-        HardwareRow.from_pick(model, pick_of(model, quant_matrix(catalog, model, hw, context)))
+        HardwareRow.from_pick(model, pick_of(model, quant_matrix(catalog, model, hw, context)), catalog, hw)
         for hw in hosts(catalog, model)
     ]
 
@@ -134,16 +205,41 @@ def grouped(
     return tuple(groups)
 
 
-def size_groups(rows: Sequence[HardwareRow]) -> tuple[Group[HardwareRow], ...]:
+def size_groups(rows: Sequence[HardwareRow], current: frozenset[str] = frozenset()) -> tuple[Group[HardwareRow], ...]:
     """Rows grouped by size, smallest group first; in each, the models that fit well first, then the
-    tight fits, then those that fit on no single device, larger models first within each."""
+    tight fits, then those that fit on no single device; current models (:func:`current_models`) before
+    older ones, larger models first within each."""
     return grouped(
         rows,
         SIZE_GROUPS,
         1e9,
         lambda r: r.params_total,
-        lambda r: (VERDICT_ORDER[r.verdict or "oom"], -r.params_total, r.model_name),
+        lambda r: (VERDICT_ORDER[r.verdict or "oom"], r.model_slug not in current, -r.params_total, r.model_name),
     )
+
+
+def row_data(rows: Sequence[HardwareRow], current: frozenset[str], default_context: int) -> dict[str, Any]:
+    """What the hardware page's controls need (static/hardware-page.js): per model, its task (domain, images),
+    whether it is current, and its pick at each context: [quant, engine label, total bytes, verdict, decode,
+    low, high, max context] (quant None where no format fits)."""
+    out = {}
+    for r in rows:
+        at = {
+            str(default_context): [
+                r.quant,
+                r.engine_label,
+                r.total_bytes,
+                r.verdict or "oom",
+                r.decode_tok_s,
+                r.decode_low,
+                r.decode_high,
+                r.max_context,
+            ]
+        }
+        for a in r.at:
+            at[str(a[0])] = list(a[1:])
+        out[r.model_slug] = {"domain": r.domain, "vision": r.vision, "current": r.model_slug in current, "at": at}
+    return out
 
 
 def related_hardware(hw: Hardware, everything: Sequence[Hardware]) -> list[Hardware]:
@@ -193,20 +289,39 @@ def device_groups(hardware: Sequence[Hardware]) -> tuple[DeviceGroup, ...]:
 
 @dataclasses.dataclass(frozen=True)
 class BudgetPick:
-    """The single device a budget buys (new or used) that runs the largest catalog model comfortably, in a
-    format of the finder's (4-bit or more), at ``BUDGET_TOK_S`` or more at the default context, and that
-    model's row on it."""
+    """The single device a budget buys (new or used) that runs the best current model it can comfortably,
+    in a format of the finder's (4-bit or more), at ``BUDGET_TOK_S`` or more at the default context, and
+    that model's row on it."""
 
     hardware: Hardware
     price: Price
     row: HardwareRow
 
 
+# A model is current when released at most this long before the catalog's newest model.
+CURRENT_DAYS = 365
+
+
+def current_models(models: Sequence[Model]) -> frozenset[str]:
+    """The models released within CURRENT_DAYS of the catalog's newest release (every model when none has
+    a date)."""
+    dated = [m.release_date for m in models if isinstance(m.release_date, dt.date)]
+    if not dated:
+        return frozenset(m.slug for m in models)
+    since = max(dated) - dt.timedelta(days=CURRENT_DAYS)
+    return frozenset(m.slug for m in models if isinstance(m.release_date, dt.date) and m.release_date >= since)
+
+
 def budget_pick(
-    hardware: Sequence[Hardware], rows: Mapping[str, Sequence[HardwareRow]], budget: float, used: bool
+    hardware: Sequence[Hardware],
+    rows: Mapping[str, Sequence[HardwareRow]],
+    budget: float,
+    used: bool,
+    current: frozenset[str] = frozenset(),
 ) -> BudgetPick | None:
-    """The best buy within ``budget``: the largest model it runs well, then the fastest, then the cheapest."""
-    best: tuple[tuple[float, float, float, str], BudgetPick] | None = None
+    """The best buy within ``budget``: the device that runs the best model well (a current model before an
+    older one, then the largest), then the fastest, then the cheapest."""
+    best: tuple[tuple[bool, float, float, float, str], BudgetPick] | None = None
     for hw in hardware:
         price = hw.used_price if used else hw.price
         if price is None or price.usd > budget:
@@ -221,8 +336,8 @@ def budget_pick(
         ]
         if not good:
             continue
-        top = max(good, key=lambda r: (r.params_total, r.decode_tok_s or 0.0, r.model_slug))
-        key = (top.params_total, top.decode_tok_s or 0.0, -price.usd, hw.slug)
+        top = max(good, key=lambda r: (r.model_slug in current, r.params_total, r.decode_tok_s or 0.0, r.model_slug))
+        key = (top.model_slug in current, top.params_total, top.decode_tok_s or 0.0, -price.usd, hw.slug)
         if best is None or key > best[0]:
             best = (key, BudgetPick(hw, price, top))
     return best[1] if best else None
@@ -237,9 +352,17 @@ class BudgetRow:
     used: BudgetPick | None
 
 
-def budget_rows(hardware: Sequence[Hardware], rows: Mapping[str, Sequence[HardwareRow]]) -> tuple[BudgetRow, ...]:
-    """The home page's "what can I run for my budget" table."""
+def budget_rows(
+    hardware: Sequence[Hardware], rows: Mapping[str, Sequence[HardwareRow]], models: Sequence[Model]
+) -> tuple[BudgetRow, ...]:
+    """The home page's "what can I run for my budget" table: per budget, the best current model a new and a
+    used device within it run well."""
+    current = current_models(models)
     return tuple(
-        BudgetRow(b, budget_pick(hardware, rows, b, used=False), budget_pick(hardware, rows, b, used=True))
+        BudgetRow(
+            b,
+            budget_pick(hardware, rows, b, used=False, current=current),
+            budget_pick(hardware, rows, b, True, current),
+        )
         for b in BUDGETS_USD
     )

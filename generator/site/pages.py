@@ -32,11 +32,15 @@ from generator.site.cells import (
 from generator.site.charts import price_tick_labels, value_chart
 from generator.site.hardware_page import (
     BUDGET_TOK_S,
+    CURRENT_DAYS,
+    ROW_CONTEXTS,
     HardwareRow,
     budget_rows,
+    current_models,
     device_groups,
     memory_groups,
     related_hardware,
+    row_data,
     size_groups,
 )
 from generator.site.i18n import BABEL_LOCALE, LANGS, NumberFormat, number_spec, translations
@@ -154,7 +158,7 @@ class ModelGroup:
 
     def rows(self) -> list[HardwareRow]:
         """The row each pair gives its hardware page, in catalog order."""
-        return [HardwareRow.of(p) for p in self.pairs]
+        return [HardwareRow.of(p, self.catalog) for p in self.pairs]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,7 +186,8 @@ def _home(_route: Route, g: SiteGroup) -> dict[str, Any]:
         "models": list(g.catalog.models.values()),
         "hardware": hardware,
         "memory_groups": memory_groups(hardware),
-        "budgets": budget_rows(hardware, g.rows),
+        "budgets": budget_rows(hardware, g.rows, list(g.catalog.models.values())),
+        "current_days": CURRENT_DAYS,
         "budget_tok_s": BUDGET_TOK_S,
         "default_context": g.catalog.assumptions.default_context,
     }
@@ -214,10 +219,15 @@ def _accuracy_page(_route: Route, g: SiteGroup) -> dict[str, Any]:
 
 def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
     hw = g.catalog.hardware[route.hardware]
+    current = current_models(list(g.catalog.models.values()))
     limit = round(hw.gpu_memory_limit_gib * 1024**3) if hw.gpu_memory_limit_gib else None
     return {
         "hw": hw,
-        "groups": size_groups(g.rows[hw.slug]),
+        "groups": size_groups(g.rows[hw.slug], current),
+        "row_data": row_data(g.rows[hw.slug], current, g.catalog.assumptions.default_context),
+        "row_contexts": sorted({g.catalog.assumptions.default_context, *ROW_CONTEXTS}),
+        "number_spec": number_spec(route.lang),
+        "current_days": CURRENT_DAYS,
         "default_context": g.catalog.assumptions.default_context,
         "gpu_limit_bytes": limit,
         "assumptions": g.catalog.assumptions,

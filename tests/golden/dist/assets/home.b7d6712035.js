@@ -7,7 +7,10 @@ if (form) {
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const f = new FormData(form);
+    // The finder opens with the speed the reader chose here (its own default otherwise).
     const query = new URLSearchParams({ budget: String(f.get("budget") || ""), mode: String(f.get("mode") || "buy") });
+    const speed = String(f.get("tok_s") || "").trim();
+    if (speed) query.set("tok_s", speed);
     location.href = `${form.dataset.base}${encodeURIComponent(String(f.get("model")))}/?${query}#finder`;
   });
 }
