@@ -7,7 +7,7 @@
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {[string | null, string | null, number | null, string, number | null, number | null, number | null,
  *   number | null]} Pick quant, engine label, total bytes, verdict, decode, low, high, max context
- * @typedef {{ domain: string, vision: boolean, current: boolean, at: Record<string, Pick> }} RowData
+ * @typedef {{ domain: string, vision: boolean, at: Record<string, Pick> }} RowData
  * @typedef {{ caption: string, tok_s: string, none: string, shown: string, comfortable: string, tight: string,
  *   oom: string }} Messages
  * @typedef {{ lang: string, number_spec: NumberSpec, display_url: string, default_context: number,

@@ -218,27 +218,15 @@ def size_groups(rows: Sequence[HardwareRow], current: frozenset[str] = frozenset
     )
 
 
-def row_data(rows: Sequence[HardwareRow], current: frozenset[str], default_context: int) -> dict[str, Any]:
+def row_data(rows: Sequence[HardwareRow]) -> dict[str, Any]:
     """What the hardware page's controls need (static/hardware-page.js): per model, its task (domain, images),
-    whether it is current, and its pick at each context: [quant, engine label, total bytes, verdict, decode,
-    low, high, max context] (quant None where no format fits)."""
+    and its pick at each of ROW_CONTEXTS it reaches: [quant, engine label, total bytes,
+    verdict, decode, low, high, max context] (quant None where no format fits; the default context's is the
+    page's own table). Speeds to four significant digits (the page prints three)."""
     out = {}
     for r in rows:
-        at = {
-            str(default_context): [
-                r.quant,
-                r.engine_label,
-                r.total_bytes,
-                r.verdict or "oom",
-                r.decode_tok_s,
-                r.decode_low,
-                r.decode_high,
-                r.max_context,
-            ]
-        }
-        for a in r.at:
-            at[str(a[0])] = list(a[1:])
-        out[r.model_slug] = {"domain": r.domain, "vision": r.vision, "current": r.model_slug in current, "at": at}
+        at = {str(a[0]): [float(f"{v:.4g}") if isinstance(v, float) else v for v in a[1:]] for a in r.at}
+        out[r.model_slug] = {"domain": r.domain, "vision": r.vision, "at": at}
     return out
 
 

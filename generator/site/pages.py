@@ -224,7 +224,7 @@ def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
     return {
         "hw": hw,
         "groups": size_groups(g.rows[hw.slug], current),
-        "row_data": row_data(g.rows[hw.slug], current, g.catalog.assumptions.default_context),
+        "row_data": row_data(g.rows[hw.slug]),
         "row_contexts": sorted({g.catalog.assumptions.default_context, *ROW_CONTEXTS}),
         "number_spec": number_spec(route.lang),
         "current_days": CURRENT_DAYS,
