@@ -222,10 +222,10 @@ def row_data(rows: Sequence[HardwareRow]) -> dict[str, Any]:
     """What the hardware page's controls need (static/hardware-page.js): per model, its task (domain, images),
     and its pick at each of ROW_CONTEXTS it reaches: [quant, engine label, total bytes,
     verdict, decode, low, high, max context] (quant None where no format fits; the default context's is the
-    page's own table). Speeds to four significant digits (the page prints three)."""
+    page's own table)."""
     out = {}
     for r in rows:
-        at = {str(a[0]): [float(f"{v:.4g}") if isinstance(v, float) else v for v in a[1:]] for a in r.at}
+        at = {str(a[0]): list(a[1:]) for a in r.at}
         out[r.model_slug] = {"domain": r.domain, "vision": r.vision, "at": at}
     return out
 

@@ -9,6 +9,7 @@ from urllib.parse import quote_plus
 import pytest
 
 from generator.content.catalog import Catalog
+from generator.site.i18n import NumberFormat
 from generator.site.setups import Question, answer
 from tests.web import gates
 
@@ -67,3 +68,21 @@ def test_finder_keeps_the_question_in_the_url_and_across_languages(page: Any, ba
     page.click("nav.langs a[hreflang=fr]")
     page.wait_for_selector("#finder[data-ready]")
     assert page.input_value("#fd-speed") == "25" and page.input_value("#fd-mode") == "rent"
+
+
+def test_finder_prices_rigs_and_says_each_price_kind_and_date(page: Any, base_url: str, catalog: Catalog) -> None:
+    """A buy answer of several cards prints the rig that holds them with its cost and the unit price's kind and
+    day, as Python priced them (setups.setup_cost); a one-card answer prints its price's kind and day."""
+    sub = catalog.subset(gates.SAMPLE_MODELS, gates.SAMPLE_HARDWARE)
+    q = Question(context=8192, min_tok_s=10, max_devices=8)
+    expected = answer(sub, sub.model("gpt-oss-120b"), q)
+    assert any(s.rig for s in expected) and any(s.rig is None for s in expected)
+    page.goto(f"{base_url}/en/models/gpt-oss-120b/?context=8192&tok_s=10&devices=8")
+    page.wait_for_selector("#finder[data-ready]")
+    costs = page.eval_on_selector_all("#finder tbody tr", "rs => rs.map(r => r.cells[4].textContent)")
+    fmt = NumberFormat("en")
+    for s, text in zip(expected[:15], costs, strict=True):
+        assert s.price is not None and fmt.usd(s.price.usd, 0) in text and fmt.date(s.price.date) in text, text
+        if s.rig:
+            assert text.startswith(fmt.usd(s.cost_usd, 0)) and f"{s.rig.cards} ×" in text, text
+            assert f"({fmt.usd(s.rig.usd, 0)})" in text, text

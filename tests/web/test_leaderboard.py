@@ -134,12 +134,12 @@ def test_leaderboard_budget_and_hours_reprice_and_hide_rows(page: Any, base_url:
     cells = page.eval_on_selector_all("#lb-table tbody tr", "rs => rs.map(r => [r.dataset.hw, r.cells[7].textContent])")
     assert cells and {hw: text for hw, text in cells} == {hw: monthly[hw] for hw, _ in cells}
     assert any(text != "—" for _, text in cells)
-    page.fill("#lb-budget", "2000")
+    page.fill("#lb-budget", "4000")
     page.dispatch_event("#lb-budget", "change")
     kept = [r[0] for r in shown(page)]
-    within = {s for s, hw in sub.hardware.items() if hw.price is not None and hw.price.usd <= 2000}
+    within = {s for s, hw in sub.hardware.items() if hw.price is not None and hw.price.usd <= 4000}
     assert kept and set(kept) <= within and len(kept) < len(cells)
-    assert "lhours=24" in page.url and "lbudget=2000" in page.url
+    assert "lhours=24" in page.url and "lbudget=4000" in page.url
     page.reload()
     page.wait_for_selector("#lb-form[data-ready]")
     page.wait_for_function("() => document.querySelector('[data-lb-hours]').textContent === '24'")
