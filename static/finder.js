@@ -2,8 +2,9 @@
 // The buyer's answer in the browser: generator/site/setups.py line by line (the parity vectors and a
 // browser test check that both give the same first rows). For a model and a question (context, speed
 // per user, users, buy new / used / rent, most devices, budget, engine) it lists every accelerator's
-// cheapest setup: the fewest devices that hold the model and reach the speed, the best format there
-// with a published checkpoint, the engine's default KV cache or its 8-bit one. No DOM.
+// cheapest setup: the cheapest devices that hold the model and reach the speed, the best format there
+// (one with a published checkpoint before one the user quantizes), the engine's default KV cache or its
+// 8-bit one. No DOM.
 
 /**
  * @typedef {import("./sizing.js").Model} Model
@@ -32,7 +33,8 @@
  *   decode_tok_s: number, decode_low: number | null }} Option
  * @typedef {{ hardware: FinderHardware, devices: number, units: number, fmt: string, engine: string, kv_dtype: string,
  *   est: Estimate, cost_usd: number, price: UnitPrice | null, usd_per_hour: number | null,
- *   offer: CloudOffer | null, rig: RigCost | null, may_fall_short: boolean, poor_cell: number | null }} Setup
+ *   offer: CloudOffer | null, rig: RigCost | null, may_fall_short: boolean, poor_cell: number | null,
+ *   published: boolean }} Setup
  */
 
 /**
@@ -85,7 +87,9 @@ export function options(sizing, data, facts, model, art, context, users, maxDevi
     data.rules.candidates.forEach(([fmtName, engineName], rank) => {
       const fmt = data.formats.find((f) => f.name === fmtName);
       const engine = data.engines.find((e) => e.name === engineName);
-      if (!fmt || !engine || !sizing.backendsOn(engine, hw).length || !available(art, fmtName, fmt.family)) return;
+      if (!fmt || !engine || !sizing.backendsOn(engine, hw).length) return;
+      // setups.py UNPUBLISHED_RANK: a format with no published checkpoint ranks after every one with one.
+      const unpublished = available(art, fmtName, fmt.family) ? 0 : 2 * data.rules.candidates.length;
       const kvs = [engine.default_kv_dtype, ...(data.rules.kv8[engineName] ? [data.rules.kv8[engineName]] : [])];
       kvs.forEach((kvName, k) => {
         const kv = /** @type {KVDtype} */ (data.kv_cache.find((x) => x.name === kvName));
@@ -94,8 +98,8 @@ export function options(sizing, data, facts, model, art, context, users, maxDevi
           if (sizing.checkScenario(model, hw, sc)) break;
           const est = sizing.estimate(model, hw, sc, facts);
           if (est.verdict === "oom") continue;
-          out.push({ hardware: hw, devices, fmt: fmtName, engine: engineName, kv_dtype: kvName, rank: rank * 2 + k,
-            decode_tok_s: est.decode_tok_s, decode_low: est.decode_tok_s_low });
+          out.push({ hardware: hw, devices, fmt: fmtName, engine: engineName, kv_dtype: kvName,
+            rank: rank * 2 + k + unpublished, decode_tok_s: est.decode_tok_s, decode_low: est.decode_tok_s_low });
           if (engine.split !== "tensor") break;
         }
       });
@@ -177,6 +181,6 @@ export function answer(sizing, data, facts, model, q, found, limit) {
     const est = sizing.estimate(model, o.hardware, sc, facts);
     return { hardware: o.hardware, devices: o.devices, units: Math.ceil(o.devices / o.hardware.chips), fmt: o.fmt,
       engine: o.engine, kv_dtype: o.kv_dtype, est, cost_usd: cost, price, usd_per_hour: hourly, offer, rig,
-      may_fall_short: short, poor_cell: poor };
+      may_fall_short: short, poor_cell: poor, published: o.rank < 2 * data.rules.candidates.length };
   });
 }

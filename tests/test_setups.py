@@ -14,6 +14,7 @@ from generator.site.setups import (
     KV8,
     PICK_TOK_S,
     SINGLE,
+    UNPUBLISHED_RANK,
     Question,
     Setup,
     answer,
@@ -62,8 +63,9 @@ def every_setup(catalog: Catalog, model: Model, context: int, users: int, max_de
             art = model.artifacts
             family = catalog.format(fmt).family.value
             missing = (family == "gguf" and not art.gguf) or (family == "mlx" and not art.mlx)
-            if missing or (fmt == "AWQ" and not art.awq) or (fmt == "GPTQ" and not art.gptq):
-                continue
+            missing |= (fmt == "AWQ" and not art.awq) or (fmt == "GPTQ" and not art.gptq)
+            # A format with no published checkpoint comes after every one with one (the user quantizes it).
+            offset = UNPUBLISHED_RANK if missing else 0
             profile = catalog.engine(engine)
             for k, kv in enumerate([profile.default_kv_dtype, *([KV8[engine]] if engine in KV8 else [])]):
                 for devices in counts:
@@ -80,7 +82,7 @@ def every_setup(catalog: Catalog, model: Model, context: int, users: int, max_de
                     except ScenarioError:
                         continue
                     if fd.decode_tok_s is not None:
-                        rows.append(Row(hw, devices, rank * 2 + k, fmt, kv, engine, fd.decode_tok_s))
+                        rows.append(Row(hw, devices, rank * 2 + k + offset, fmt, kv, engine, fd.decode_tok_s))
     return rows
 
 
@@ -127,9 +129,8 @@ def check_first(catalog: Catalog, q: Question, setups: Sequence[Setup], rows: li
     first = setups[0]
     assert (first.poor_cell is not None, first.cost_usd) == best.key, q
     assert first.hardware.slug in best.ranks, q
-    rank = CANDIDATES.index((first.fmt, first.engine)) * 2 + (
-        first.kv_dtype != catalog.engine(first.engine).default_kv_dtype
-    )
+    eight_bit = first.kv_dtype != catalog.engine(first.engine).default_kv_dtype
+    rank = CANDIDATES.index((first.fmt, first.engine)) * 2 + eight_bit + (0 if first.published else UNPUBLISHED_RANK)
     assert rank == best.ranks[first.hardware.slug], q
     for s in setups:
         low = s.est.speed_range.decode_low

@@ -3,11 +3,11 @@
 A question names the context per user, the decode speed each user needs, how many users at once,
 whether the hardware is bought new, bought used or rented, the most devices, a budget and an
 optional engine. A setup is an accelerator, how many of its devices, the format, the KV cache type
-and the engine, with what it costs. For each accelerator the answer takes the fewest devices that
-hold the model and reach the speed, and at that count the best format a person would pick: the
-highest precision (among formats with a published checkpoint) that meets the question, with the
-engine's default KV cache, or its 8-bit one when only that fits. The browser's finder runs the same
-rules (``static/finder.js``); the parity vectors check it.
+and the engine, with what it costs. For each accelerator the answer takes the cheapest devices that
+hold the model and reach the speed, and at that cost the best format a person would pick: the
+highest precision with a published checkpoint that meets the question, else one the user quantizes
+(said on the answer), with the engine's default KV cache, or its 8-bit one when only that fits. The
+browser's finder runs the same rules (``static/finder.js``); the parity vectors check it.
 """
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ class Setup:
     rig: RigCost | None = None
     # Whether the decode range's low end is under the question's speed: the setup may fall short of it.
     may_fall_short: bool = False
+    # Whether the format has a published checkpoint of the model (False: the user quantizes it).
+    published: bool = True
     # The median error the accuracy page measures for this engine on this vendor's devices (split over
     # several or not) where it is over POOR_CELL_ERROR: the speed rests on a poorly measured cell.
     poor_cell: float | None = None
@@ -108,10 +110,17 @@ class Option:
     fmt: str
     engine: str
     kv_dtype: str
-    rank: int  # the format's place in CANDIDATES, then the KV cache's (default first): lower is better
+    # The format's place in CANDIDATES, then the KV cache's (default first), from UNPUBLISHED_RANK for a
+    # format with no published checkpoint: lower is better.
+    rank: int
     decode_tok_s: float
     # The low end of the decode range (None without a calibration).
     decode_low: float | None = None
+
+    @property
+    def published(self) -> bool:
+        """Whether the format has a published checkpoint of the model (else the user quantizes it)."""
+        return self.rank < UNPUBLISHED_RANK
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,15 +164,19 @@ def _device_counts(model: Model, hw: Hardware, engine: str, catalog: Catalog, ma
             yield n
 
 
-def _candidates(catalog: Catalog, model: Model, hw: Hardware) -> Iterator[tuple[int, str, str]]:
-    """(rank, format, engine) a person would run on ``hw``, best first, where a checkpoint exists."""
+# Formats with no published checkpoint rank after every format with one: a person quantizes the model
+# themselves only when that saves money (the answer says so).
+UNPUBLISHED_RANK = 2 * len(CANDIDATES)
+
+
+def _candidates(catalog: Catalog, model: Model, hw: Hardware) -> Iterator[tuple[int, str, str, bool]]:
+    """(rank, format, engine, whether a checkpoint is published) a person would run on ``hw``, best first."""
     for rank, (fmt, engine) in enumerate(CANDIDATES):
         qf = catalog.formats.get(fmt)
         profile = catalog.engines.get(engine)
         if qf is None or profile is None or not profile.runs(hw, fmt):
             continue
-        if model.has_checkpoint(fmt, qf.family):
-            yield rank, fmt, engine
+        yield rank, fmt, engine, model.has_checkpoint(fmt, qf.family)
 
 
 def options(
@@ -184,7 +197,7 @@ def options(
     facts = facts_of(catalog)
     out = []
     for hw in catalog.hardware.values():
-        for rank, fmt, engine in _candidates(catalog, model, hw):
+        for rank, fmt, engine, published in _candidates(catalog, model, hw):
             profile = catalog.engine(engine)
             kvs = [profile.default_kv_dtype] + ([KV8[engine]] if engine in KV8 else [])
             for k, kv in enumerate(kvs):
@@ -203,7 +216,8 @@ def options(
                         break
                     if fd.decode_tok_s is None:
                         continue
-                    out.append(Option(hw, devices, fmt, engine, kv, rank * 2 + k, fd.decode_tok_s, fd.decode_low))
+                    order = rank * 2 + k + (0 if published else UNPUBLISHED_RANK)
+                    out.append(Option(hw, devices, fmt, engine, kv, order, fd.decode_tok_s, fd.decode_low))
                     if profile.split != "tensor" or fd.decode_tok_s >= enough_tok_s:
                         break
     return out
@@ -301,7 +315,11 @@ def answer_from(
         pr = p.priced
         hourly = pr.usd if pr.offer else None
         setup = Setup(o.hardware, o.devices, units, o.fmt, o.engine, o.kv_dtype, est, pr.usd, pr.price, hourly)
-        setups.append(dataclasses.replace(setup, offer=pr.offer, rig=pr.rig, may_fall_short=p.short, poor_cell=p.poor))
+        setups.append(
+            dataclasses.replace(
+                setup, offer=pr.offer, rig=pr.rig, may_fall_short=p.short, poor_cell=p.poor, published=o.published
+            )
+        )
     return setups
 
 

@@ -12,7 +12,8 @@
  * @typedef {import("./display.js").NumberSpec} NumberSpec
  * @typedef {import("./display.js").Artifacts} Artifacts
  * @typedef {{ tok_s: string, short: string, per_hour: string, rent_offer: string, billing: Record<string, string>, units: string,
- *   rig_cost: string, rigs: Record<string, string>, draws: string, poor: string, price_note: string, stale_note: string,
+ *   rig_cost: string, rigs: Record<string, string>, draws: string, poor: string, unpublished: string, price_note: string,
+ *   stale_note: string,
  *   kinds: Record<string, string>, stale_before: string,
  *   none: string, count: string, comfortable: string,
  *   tight: string, oom: string, chart_title: string, x_buy: string, x_rent: string, y: string, frontier: string,
@@ -210,7 +211,8 @@ async function main(root, pageEl) {
     // A speed whose measured range reaches below the question's floor is flagged (it may not hold).
     const short = (s.may_fall_short
       ? ` ${interpolate(t.short, { speed: interpolate(t.tok_s, { n: fmt.sig(q.min_tok_s) }) })}` : "") +
-      (s.poor_cell != null ? ` ${interpolate(t.poor, { err: fmt.pct(s.poor_cell) })}` : "");
+      (s.poor_cell != null ? ` ${interpolate(t.poor, { err: fmt.pct(s.poor_cell) })}` : "") +
+      (s.published ? "" : ` ${t.unpublished}`);
     const low = s.est.decode_tok_s_low;
     const high = s.est.decode_tok_s_high;
     const range = low != null && high != null ? ` (${fmt.sig(low)}–${fmt.sig(high)})` : "";
