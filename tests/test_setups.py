@@ -246,3 +246,25 @@ def test_fit_and_decode_says_what_the_estimate_says(catalog: Catalog) -> None:
                         assert fd.decode_low == pytest.approx(est.speed_range.decode_low)
                     checked += 1
     assert checked > 1000
+
+
+def test_setups_json_says_the_rig_the_flags_and_links_to_the_scenario(catalog: Catalog) -> None:
+    """setups.json gives each setup's unit price, the rig bought with several cards, its flags, and a URL that
+    opens the pair page in that setup."""
+    from generator.site.api import setup_json
+
+    model = catalog.model("llama-3-3-70b-instruct")
+    found = answer(catalog, model, Question(8192, 10, mode="used"))
+    rigged = next(s for s in found if s.rig)
+    js = setup_json(model.slug, rigged)
+    assert js.rig is not None and js.rig["slug"] == rigged.rig.rig.slug and js.rig["cards"] == rigged.rig.cards
+    assert js.unit_price_usd is not None and js.cost_usd == pytest.approx(
+        js.unit_price_usd * js.rig["cards"] + js.rig["usd"]
+    )
+    assert js.url.startswith(f"/en/models/{model.slug}/{rigged.hardware.slug}/?quant={rigged.fmt}&")
+    assert f"gpus={rigged.devices}" in js.url and f"kv_dtype={rigged.kv_dtype}" in js.url
+    assert (js.may_fall_short, js.poorly_measured, js.published) == (
+        rigged.may_fall_short,
+        rigged.poor_cell,
+        rigged.published,
+    )

@@ -345,9 +345,21 @@ class SetupJSON(Payload):
     usd_per_hour: float | None
     price_kind: str | None
     price_date: str | None
+    # A purchase: one card's (or machine's) price; with two cards or more, the rig that holds them
+    # (content/rigs.yaml: slug, name, the cards it takes, its cost, power supplies, draw in W, household
+    # circuits), whose cost is in cost_usd.
+    unit_price_usd: float | None = None
+    rig: dict[str, Any] | None = None
     # A rental: the one instance rented whole (provider, instance, its GPUs, billing, the day it was seen).
     offer: dict[str, Any] | None = None
+    # The decode range's low end is under the question's speed.
+    may_fall_short: bool = False
+    # The median error of the engine on these devices where the accuracy page measures it poorly.
+    poorly_measured: float | None = None
+    # Whether the format has a published checkpoint (False: the user quantizes the model).
+    published: bool = True
     usd_per_tok_s: float
+    # The pair page, opening in this setup.
     url: str
 
 
@@ -398,11 +410,28 @@ def setup_json(model: str, s: Setup) -> SetupJSON:
         usd_per_hour=s.usd_per_hour,
         price_kind=s.price.kind if s.price else None,
         price_date=s.price.date.isoformat() if s.price else None,
+        unit_price_usd=s.price.usd if s.price else None,
+        rig=(
+            {
+                "slug": s.rig.rig.slug,
+                "name": s.rig.rig.name,
+                "cards": s.rig.cards,
+                "usd": s.rig.usd,
+                "psus": s.rig.psus,
+                "draw_w": s.rig.draw_w,
+                "circuits": s.rig.circuits,
+            }
+            if s.rig
+            else None
+        ),
         offer=s.offer.model_dump(mode="json", include={"provider", "instance", "gpus", "billing", "date_seen"})
         if s.offer
         else None,
+        may_fall_short=s.may_fall_short,
+        poorly_measured=s.poor_cell,
+        published=s.published,
         usd_per_tok_s=s.usd_per_tok_s,
-        url=routes.page_path("pair", "en", model, s.hardware.slug),
+        url=routes.pair_link("en", model, s.hardware.slug, e.scenario.brief_inputs()),
     )
 
 
