@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import html
 import json
 import re
 import shutil
@@ -500,3 +501,21 @@ def test_pair_page_offers_link_where_to_rent(site: Path, catalog: Catalog) -> No
             if provider is not None:
                 assert f"href={provider.url} " in table or f'href="{provider.url}"' in table, (hw, name)
         assert "github.com" not in table
+
+
+def test_device_badges_share_one_shields_file_per_model() -> None:
+    """Each device badge is an SVG under /badges/{model}/on-{hardware}.svg, and one devices.json per model
+    gives shields.io the same label and message for every accelerator (no JSON file per pair)."""
+    for folder in (GOLDEN_DIST / "badges").iterdir():
+        if not folder.is_dir():
+            continue
+        svgs = {p.stem.removeprefix("on-"): p for p in folder.glob("on-*.svg")}
+        assert svgs and not list(folder.glob("on-*.json"))
+        devices = json.loads((folder / "devices.json").read_text())
+        assert set(devices) == set(svgs)
+        for hw, badge in devices.items():
+            text = svgs[hw].read_text()
+            assert set(badge) == {"label", "message", "color"}
+            assert (
+                f">{html.escape(badge['label'])}</text>" in text and f">{html.escape(badge['message'])}</text>" in text
+            )

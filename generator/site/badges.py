@@ -183,6 +183,12 @@ def svg(b: Badge) -> str:
     )
 
 
+def entry(b: Badge) -> dict[str, object]:
+    """One accelerator's badge in a model's ``devices.json`` (label, message, color), for a shields.io dynamic
+    JSON badge that picks it by the accelerator's slug."""
+    return {"label": b.label, "message": b.message, "color": SHIELDS_COLORS[b.verdict]}
+
+
 def shields(b: Badge) -> dict[str, object]:
     """The shields.io endpoint JSON: schemaVersion, label, message, color and nothing else."""
     return {"schemaVersion": 1, "label": b.label, "message": b.message, "color": SHIELDS_COLORS[b.verdict]}
