@@ -251,7 +251,7 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
     devices = {}
     for v in group.shared["badges"]:
         out.append((routes.badge(slug, "svg", v.key).lstrip("/"), badges.svg(v.badge).encode()))
-        if v.hardware and v.key == f"on-{v.hardware}":
+        if v.device and v.hardware:
             devices[v.hardware] = badges.entry(v.badge)
         else:
             out.append((routes.badge(slug, "json", v.key).lstrip("/"), dump(badges.shields(v.badge), settings.minify)))

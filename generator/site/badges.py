@@ -48,6 +48,8 @@ class Variant:
     # The pair page the numbers come from and the scenario it opens in (None: the model page).
     hardware: str | None = None
     scenario: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    # Whether it is one accelerator's badge (``on-{hardware}``), shown on that pair page.
+    device: bool = False
 
     def link(self, lang: str, model: str) -> str:
         """The page, in ``lang``, that the badge links to."""
@@ -158,7 +160,7 @@ def variants(catalog: Catalog, pairs: Sequence[PairData], lead: Lead) -> Iterato
         label = f"{short_name(p.hardware.name)} · {e.scenario.fmt.name} · {_ctx(e.scenario.context)}"
         title = f"{model.name} on {p.hardware.name} ({_setup(e.scenario)}): {message}"
         badge = Badge(label, message, m.verdict, title)
-        yield Variant(f"on-{p.hardware.slug}", badge, p.hardware.slug, e.scenario.brief_inputs())
+        yield Variant(f"on-{p.hardware.slug}", badge, p.hardware.slug, e.scenario.brief_inputs(), device=True)
 
 
 def svg(b: Badge) -> str:

@@ -87,20 +87,24 @@ class HardwareRow:
         at = tuple(_pick_at(catalog, model, hw, c) for c in _row_contexts(catalog, model))
         if best is None or best.est is None:
             return dataclasses.replace(base, at=at, **_offload(catalog, model, hw))
-        e = best.est
-        return dataclasses.replace(
-            base,
-            quant=best.fmt.name,
-            engine=best.engine.name,
-            engine_label=best.engine.label,
-            total_bytes=e.memory.total_bytes,
-            verdict=e.memory.verdict,
-            decode_tok_s=e.speed.decode_tok_s,
-            decode_low=e.speed_range.decode_low,
-            decode_high=e.speed_range.decode_high,
-            max_context=e.max_context,
-            at=at,
-        )
+        return dataclasses.replace(base, at=at, **_pick_fields(best))
+
+
+def _pick_fields(best: FormatRow) -> dict[str, Any]:
+    """A picked format's row fields (quant … max_context); ``best`` has an estimate."""
+    e = best.est
+    assert e is not None
+    return {
+        "quant": best.fmt.name,
+        "engine": best.engine.name,
+        "engine_label": best.engine.label,
+        "total_bytes": e.memory.total_bytes,
+        "verdict": e.memory.verdict,
+        "decode_tok_s": e.speed.decode_tok_s,
+        "decode_low": e.speed_range.decode_low,
+        "decode_high": e.speed_range.decode_high,
+        "max_context": e.max_context,
+    }
 
 
 def _row_contexts(catalog: Catalog, model: Model) -> list[int]:
@@ -114,19 +118,18 @@ def _pick_at(catalog: Catalog, model: Model, hw: Hardware, context: int) -> tupl
     best = pick_of(model, quant_matrix(catalog, model, hw, context))
     if best is None or best.est is None:
         return (context, None, None, None, "oom", None, None, None, None)
-    e = best.est
-    r = e.speed_range
-    return (
-        context,
-        best.fmt.name,
-        best.engine.label,
-        e.memory.total_bytes,
-        e.memory.verdict,
-        e.speed.decode_tok_s,
-        r.decode_low,
-        r.decode_high,
-        e.max_context,
+    f = _pick_fields(best)
+    keys = (
+        "quant",
+        "engine_label",
+        "total_bytes",
+        "verdict",
+        "decode_tok_s",
+        "decode_low",
+        "decode_high",
+        "max_context",
     )
+    return (context, *(f[k] for k in keys))
 
 
 def _offload(catalog: Catalog, model: Model, hw: Hardware) -> dict[str, Any]:
@@ -341,11 +344,10 @@ class BudgetRow:
 
 
 def budget_rows(
-    hardware: Sequence[Hardware], rows: Mapping[str, Sequence[HardwareRow]], models: Sequence[Model]
+    hardware: Sequence[Hardware], rows: Mapping[str, Sequence[HardwareRow]], current: frozenset[str]
 ) -> tuple[BudgetRow, ...]:
-    """The home page's "what can I run for my budget" table: per budget, the best current model a new and a
-    used device within it run well."""
-    current = current_models(models)
+    """The home page's "what can I run for my budget" table: per budget, the best current model (``current``:
+    :func:`current_models`) a new and a used device within it run well."""
     return tuple(
         BudgetRow(
             b,

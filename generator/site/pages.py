@@ -141,7 +141,9 @@ class ModelGroup:
                 # The lead badge, then its variants by format and context (the model page lists them); the
                 # device variants are on each pair page.
                 "badges": badge_list,
-                "badge_others": [v for v in badge_list[1:] if not v.key.startswith("on-")],
+                "badge_others": [v for v in badge_list[1:] if not v.device],
+                # Each accelerator's badge, by its slug (its pair page shows it).
+                "device_badges": {v.hardware: v for v in badge_list if v.device},
                 "not_run_on": [hw for hw in hardware if not served(catalog, model, hw)],
             },
             related_hardware={hw.slug: related_hardware(hw, hardware) for hw in hardware},
@@ -169,11 +171,14 @@ class SiteGroup:
     catalog: Catalog
     rows: Mapping[str, list[HardwareRow]]  # hardware slug -> one row per model
     accuracy: AccuracyData
+    # The current models (hardware_page.current_models): the home page's budget picks and the hardware pages'
+    # order.
+    current: frozenset[str] = frozenset()
 
     @classmethod
     def build(cls, catalog: Catalog, rows: Mapping[str, list[HardwareRow]]) -> SiteGroup:
-        """The site group's data; the accuracy tables are computed here, once."""
-        return cls(catalog, rows, accuracy_data(catalog))
+        """The site group's data; the accuracy tables and the current models are computed here, once."""
+        return cls(catalog, rows, accuracy_data(catalog), current_models(list(catalog.models.values())))
 
 
 def _(lang: str, text: str) -> str:
@@ -186,7 +191,7 @@ def _home(_route: Route, g: SiteGroup) -> dict[str, Any]:
         "models": list(g.catalog.models.values()),
         "hardware": hardware,
         "memory_groups": memory_groups(hardware),
-        "budgets": budget_rows(hardware, g.rows, list(g.catalog.models.values())),
+        "budgets": budget_rows(hardware, g.rows, g.current),
         "current_days": CURRENT_DAYS,
         "budget_tok_s": BUDGET_TOK_S,
         "default_context": g.catalog.assumptions.default_context,
@@ -219,11 +224,10 @@ def _accuracy_page(_route: Route, g: SiteGroup) -> dict[str, Any]:
 
 def _hardware(route: Route, g: SiteGroup) -> dict[str, Any]:
     hw = g.catalog.hardware[route.hardware]
-    current = current_models(list(g.catalog.models.values()))
     limit = round(hw.gpu_memory_limit_gib * 1024**3) if hw.gpu_memory_limit_gib else None
     return {
         "hw": hw,
-        "groups": size_groups(g.rows[hw.slug], current),
+        "groups": size_groups(g.rows[hw.slug], g.current),
         "row_data": row_data(g.rows[hw.slug]),
         "row_contexts": sorted({g.catalog.assumptions.default_context, *ROW_CONTEXTS}),
         "number_spec": number_spec(route.lang),
@@ -328,7 +332,7 @@ def _pair(route: Route, g: ModelGroup) -> dict[str, Any]:
         "describe": memory_descriptions(p, route.lang),
         "standard_why": why_not_standard(catalog, p, route.lang),
         # This accelerator's badge (badges.variants), where it runs the model page's setup.
-        "badge": next((v for v in g.shared["badges"] if v.key == f"on-{p.hardware.slug}"), None),
+        "badge": g.shared["device_badges"].get(p.hardware.slug),
     }
 
 

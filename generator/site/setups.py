@@ -91,11 +91,6 @@ class Setup:
     poor_cell: float | None = None
 
     @property
-    def sure(self) -> bool:
-        """Whether the answer meets the question's speed across its range, on a well measured cell."""
-        return not self.may_fall_short and self.poor_cell is None
-
-    @property
     def usd_per_tok_s(self) -> float:
         """Cost per token per second of aggregate decode (all users together)."""
         return self.cost_usd / self.est.speed.decode_tok_s_aggregate
@@ -313,11 +308,23 @@ def answer_from(
         est = estimate(model, o.hardware, sc, facts)
         units = math.ceil(o.devices / o.hardware.chips)
         pr = p.priced
-        hourly = pr.usd if pr.offer else None
-        setup = Setup(o.hardware, o.devices, units, o.fmt, o.engine, o.kv_dtype, est, pr.usd, pr.price, hourly)
         setups.append(
-            dataclasses.replace(
-                setup, offer=pr.offer, rig=pr.rig, may_fall_short=p.short, poor_cell=p.poor, published=o.published
+            Setup(
+                o.hardware,
+                o.devices,
+                units,
+                o.fmt,
+                o.engine,
+                o.kv_dtype,
+                est,
+                pr.usd,
+                pr.price,
+                usd_per_hour=pr.usd if pr.offer else None,
+                offer=pr.offer,
+                rig=pr.rig,
+                may_fall_short=p.short,
+                published=o.published,
+                poor_cell=p.poor,
             )
         )
     return setups
