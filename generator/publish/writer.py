@@ -440,16 +440,20 @@ def _reusable(
     """What the previous build lends this one: (the models whose files are reused, whether the site
     group's are). A group is reused when its key is the same, its rows read back, and none of its files
     is in ``bad`` (changed in dist/ since that build wrote it)."""
-    count = len(catalog.hardware)
     reuse = [
         s
         for s in pages.model_groups(catalog)
         if (previous.models.get(s) or {}).get("key") == keys.models[s]
         and not bad.intersection(previous.models[s]["files"])
-        and _rows(previous, s, count) is not None
+        and _rows(previous, s, _host_count(catalog, s)) is not None
     ]
     site = bool(previous.site) and previous.site["key"] == keys.site and not bad.intersection(previous.site["files"])
     return reuse, site
+
+
+def _host_count(catalog: Catalog, slug: str) -> int:
+    """How many hardware-page rows a model contributes: one per accelerator an engine runs it on."""
+    return len(estimate.hosts(catalog, catalog.models[slug]))
 
 
 def _rows(previous: incremental.Manifest, slug: str, count: int) -> list[HardwareRow] | None:
@@ -480,7 +484,7 @@ def write_site(
     rows: dict[str, list[HardwareRow]] = {}
     written: Written = []
     for slug in plan.reuse:
-        rows[slug] = _rows(plan.previous, slug, len(catalog.hardware)) or []
+        rows[slug] = _rows(plan.previous, slug, _host_count(catalog, slug)) or []
         new.models[slug] = plan.previous.models[slug]
     reused = [plan.previous.models[s]["files"] for s in plan.reuse]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
