@@ -7,27 +7,29 @@ user mistake into a one-line message and exit code 2, never a stack trace.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import re
 import signal
 import sys
+import time
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from generator.publish import stamp
+from generator.publish.manifest import STAMP
+from generator.site.routes import LANGS
 
-from generator.content.catalog import PRICE_MAX_AGE_DAYS, Catalog, UnknownName
-from generator.content.hfconfig import ConfigError, load_config
-from generator.content.loader import ContentErrors, load_catalog, parse_file
-from generator.content.schema import Hardware, Model
-from generator.publish.outdir import OutputError
-from generator.site.i18n import LANGS, TranslationError
-from generator.sizing.estimate import ScenarioError, estimate
-from generator.sizing.params import compared_total, count_params, declared_mismatch
-from generator.sizing.scenario import FAMILY_ENGINE, Scenario, facts_of
+if TYPE_CHECKING:
+    from generator.content.catalog import Catalog
+    from generator.content.schema import Hardware, Model
+    from generator.sizing.scenario import Scenario
+
+# The command line imports what a command needs when it runs it: a no-op build answers before pydantic,
+# Jinja or the catalog are loaded (publish/stamp.py).
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONTENT = ROOT / "content"
@@ -40,6 +42,8 @@ class UserError(Exception):
 
 def resolve_model(catalog: Catalog, ref: str) -> Model:
     """A catalog slug, or a path to a Hugging Face config.json."""
+    from generator.content.hfconfig import load_config
+
     path = Path(ref)
     if ref.endswith(".json") or path.is_file():
         if not path.is_file():
@@ -50,6 +54,9 @@ def resolve_model(catalog: Catalog, ref: str) -> Model:
 
 def resolve_hardware(catalog: Catalog, ref: str, content: Path) -> Hardware:
     """A catalog slug, or a path to a hardware YAML in the catalog schema."""
+    from generator.content.loader import ContentErrors, parse_file
+    from generator.content.schema import Hardware
+
     path = Path(ref)
     if ref.endswith((".yaml", ".yml")) or path.is_file():
         if not path.is_file():
@@ -65,6 +72,8 @@ def resolve_hardware(catalog: Catalog, ref: str, content: Path) -> Hardware:
 
 def build_scenario(catalog: Catalog, hw: Hardware, args: argparse.Namespace) -> Scenario:
     """The scenario named by the command-line options, with engine-aware defaults (devices: one card)."""
+    from generator.sizing.scenario import FAMILY_ENGINE, Scenario
+
     fmt = catalog.format(args.quant)
     engine = catalog.engine(args.engine or FAMILY_ENGINE[fmt.family.value])
     kv = catalog.kv_dtype(args.kv_dtype or engine.default_kv_dtype)
@@ -125,6 +134,9 @@ def human(keys: dict[str, Any], model: Model, hw: Hardware) -> str:
 
 
 def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.sizing.estimate import estimate
+    from generator.sizing.scenario import facts_of
+
     model = resolve_model(catalog, args.model)
     hw = resolve_hardware(catalog, args.hardware, args.content)
     sc = build_scenario(catalog, hw, args)
@@ -162,6 +174,8 @@ def _unfinished_scaffolds(content: Path) -> list[str]:
 
 def _param_mismatches(catalog: Catalog) -> list[str]:
     """One error per model whose declared params_total is more than 2% off its architecture's count."""
+    from generator.sizing.params import compared_total, count_params, declared_mismatch
+
     errors: list[str] = []
     for m in catalog.models.values():
         mismatch = declared_mismatch(m, count_params(m))
@@ -231,6 +245,7 @@ def content_warnings(
 
 def _tensor_mismatches(catalog: Catalog, content: Path) -> list[str]:
     """Each checkpoint tensor summary (content/tensors/) against its model's block list."""
+    from generator.content.loader import parse_file
     from generator.content.tensors import TensorSummary, mismatches
 
     folder = content / "tensors"
@@ -257,7 +272,10 @@ def _tensor_mismatches(catalog: Catalog, content: Path) -> list[str]:
 
 
 def cmd_check_content(args: argparse.Namespace, catalog: Catalog) -> int:
-    errors, warnings = content_warnings(catalog, dt.date.today(), args.max_price_age_days, args.content)
+    from generator.content.catalog import PRICE_MAX_AGE_DAYS
+
+    max_age = PRICE_MAX_AGE_DAYS if args.max_price_age_days is None else args.max_price_age_days
+    errors, warnings = content_warnings(catalog, dt.date.today(), max_age, args.content)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     for e in errors:
@@ -336,9 +354,23 @@ def check_base_url(url: str) -> str:
     return url.rstrip("/")
 
 
-def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
+@dataclasses.dataclass(frozen=True)
+class BuildOptions:
+    """What `build`'s options and site.toml ask for, checked."""
+
+    langs: tuple[str, ...]
+    base_url: str
+    shard: tuple[int, int] | None
+    host: str | None
+
+    def settings(self) -> list[str]:
+        """The options that change what a build writes, for the fingerprint of its inputs."""
+        return [self.base_url, " ".join(self.langs), "minified"]
+
+
+def build_options(args: argparse.Namespace) -> BuildOptions:
+    """The checked options of `build`; UserError for a bad --base-url, --shard or site.toml host."""
     from generator.publish.hosts import HOST_KEYS
-    from generator.publish.writer import build
 
     langs = (args.locale,) if args.locale else LANGS
     base_url = check_base_url(str(args.base_url or site_config().get("base_url", "")))
@@ -354,16 +386,46 @@ def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
     host = site_config().get("host")
     if host is not None and host not in HOST_KEYS:
         raise UserError(f"site.toml: host must be one of {', '.join(HOST_KEYS)}, got {host!r}")
+    return BuildOptions(langs, base_url, shard, host)
+
+
+def up_to_date(args: argparse.Namespace, start: float) -> str | None:
+    """The summary of a build with nothing to do, found before anything else is imported or read: the
+    inputs are those the output was built from and no file of it changed since (publish/stamp.py). None
+    when there may be work. Records the checked options and the inputs' fingerprint in ``args`` for the
+    build, which stamps its output with them."""
+    from generator.publish import outdir
+
+    args.options = build_options(args)
+    args.inputs = stamp.inputs(args.content, args.options.settings())
+    out = args.out.resolve()
+    if args.force or args.options.shard or not (out / STAMP).is_file():
+        return None
+    outdir.check_not_mount(out)
+    outdir.check_not_nested(out)
+    with outdir.locked(out):
+        files = stamp.up_to_date(out, args.inputs)
+        if files is None:
+            return None
+        outdir.write_atomic(out.with_name(out.name + ".changed.txt"), "")
+    return f"{out} is up to date ({files:,} files) in {time.perf_counter() - start:.1f} s"
+
+
+def cmd_build(args: argparse.Namespace, catalog: Catalog) -> int:
+    from generator.publish.writer import build
+
+    options: BuildOptions = args.options
     summary = build(
         catalog,
         args.out,
         jobs=args.jobs,
-        base_url=base_url,
+        base_url=options.base_url,
         content=args.content,
-        langs=langs,
+        langs=options.langs,
         force=args.force,
-        shard=shard,
-        host=host,
+        shard=options.shard,
+        host=options.host,
+        inputs=args.inputs,
     )
     print(summary)
     return 0
@@ -395,6 +457,7 @@ def cmd_serve(args: argparse.Namespace, _catalog: Catalog | None) -> int:
 def cmd_tensors(args: argparse.Namespace, catalog: Catalog) -> int:
     """Summarise a published safetensors index or header by role into content/tensors/<slug>.yaml."""
     import yaml
+    from pydantic import ValidationError
 
     from generator.content.tensors import mismatches, summarise
 
@@ -430,6 +493,7 @@ def cmd_tensors(args: argparse.Namespace, catalog: Catalog) -> int:
 
 def cmd_new_model(args: argparse.Namespace, _catalog: Catalog | None) -> int:
     """Scaffold a model file; it reads no catalog, so it works while other files are half-written."""
+    from generator.content.hfconfig import load_config
     from generator.content.scaffold import scaffold
 
     model = load_config(Path(args.config))
@@ -506,7 +570,9 @@ def parser() -> argparse.ArgumentParser:
         help="validate the catalog",
         description="Validate every content file and report mismatches and stale prices.",
     )
-    c.add_argument("--max-price-age-days", type=int, default=PRICE_MAX_AGE_DAYS, help="warn on prices older than this")
+    c.add_argument(
+        "--max-price-age-days", type=int, default=None, help="warn on prices older than this (default: a year)"
+    )
     c.set_defaults(func=cmd_check_content)
 
     k = sub.add_parser(
@@ -582,11 +648,14 @@ def _terminate(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; user mistakes print a message and return 2."""
-    args = parser().parse_args(argv)
-    if argv is None:  # the real command line, not a test calling main() in its own process
-        signal.signal(signal.SIGTERM, _terminate)
+def _run(args: argparse.Namespace) -> int:
+    """Load the catalog (where the command needs it) and run the command; content mistakes return 2."""
+    from generator.content.catalog import UnknownName
+    from generator.content.hfconfig import ConfigError
+    from generator.content.loader import ContentErrors, load_catalog
+    from generator.site.i18n import TranslationError
+    from generator.sizing.estimate import ScenarioError
+
     try:
         catalog = (
             load_catalog(args.content, require_calibration=getattr(args, "needs_calibration", True))
@@ -599,7 +668,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {problem}", file=sys.stderr)
         print(f"{len(exc.problems)} problem(s) in the content; nothing was written", file=sys.stderr)
         return USER_ERROR
-    except (UnknownName, ScenarioError, ConfigError, UserError, OutputError, TranslationError) as exc:
+    except (UnknownName, ScenarioError, ConfigError, TranslationError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USER_ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; user mistakes print a message and return 2."""
+    from generator.publish.outdir import OutputError
+
+    start = time.perf_counter()
+    args = parser().parse_args(argv)
+    if argv is None:  # the real command line, not a test calling main() in its own process
+        signal.signal(signal.SIGTERM, _terminate)
+    try:
+        if args.func is cmd_build and (summary := up_to_date(args, start)) is not None:
+            print(summary)
+            return 0
+        return _run(args)
+    except (UserError, OutputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USER_ERROR
     except OSError as exc:

@@ -14,11 +14,11 @@ from tests.conftest import CONTENT
 
 
 def files(root: Path) -> dict[str, bytes]:
-    """Every file a build served from ``root`` (its own marker left out), with its bytes."""
+    """Every file a build served from ``root`` (its own marker and no-op stamp left out), with its bytes."""
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != outdir.MARKER
+        if p.is_file() and p.name not in (outdir.MARKER, outdir.STAMP)
     }
 
 

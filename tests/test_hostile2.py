@@ -18,15 +18,18 @@ from pathlib import Path
 import pytest
 
 from generator import cli
-from generator.publish import outdir
+from generator.publish import outdir, stamp
 from tests.golden.regenerate import CONTENT as GOLDEN
 
 
 def tree(root: Path) -> dict[str, str]:
-    """Every file under ``root`` with the sha256 of its bytes (and every folder, as 'dir')."""
+    """Every file under ``root`` with the sha256 of its bytes (and every folder, as 'dir'); the no-op stamp,
+    which describes the files' inodes and times, is left out."""
     out = {}
     for path in sorted(root.rglob("*")):
         rel = str(path.relative_to(root))
+        if rel == outdir.STAMP:
+            continue
         out[rel] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
     return out
 
@@ -151,9 +154,98 @@ def test_the_key_covers_python_and_the_rendering_libraries(
     capsys.readouterr()
     assert build(content, out) == 0
     assert "up to date" in capsys.readouterr().out
-    monkeypatch.setattr(incremental, "environment", lambda: real.replace(b"jinja2==", b"jinja2==9"))
+    # Both the no-op fast path and the keys see it.
+    other = real.replace(b"jinja2==", b"jinja2==9")
+    monkeypatch.setattr(stamp, "environment", lambda: other)
+    monkeypatch.setattr(incremental, "environment", lambda: other)
     assert build(content, out) == 0
     assert "2 of 2 models rendered" in capsys.readouterr().out
+
+
+# --- The no-op fast path answers only when nothing changed --------------------------------------
+
+
+def test_a_no_op_build_answers_before_the_catalog_is_read(
+    site: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, out = site
+    assert build(content, out) == 0  # the copy has new inodes: the full check, which stamps it again
+    assert (out / outdir.STAMP).is_file()
+    changed = out.with_name("dist.changed.txt")
+    changed.write_text("/en/\n")
+    capsys.readouterr()
+
+    def no_catalog(_args: object) -> int:
+        raise AssertionError("the catalog was read for a no-op build")
+
+    with monkeypatch.context() as m:
+        m.setattr(cli, "_run", no_catalog)
+        assert build(content, out) == 0
+    assert "is up to date" in capsys.readouterr().out
+    assert changed.read_text() == ""
+    # --force never takes it.
+    with monkeypatch.context() as m:
+        m.setattr(cli, "_run", no_catalog)
+        with pytest.raises(AssertionError):
+            build(content, out, "--force")
+
+
+def test_the_fast_path_fingerprints_the_folders_the_keys_read() -> None:
+    from generator.publish import incremental
+
+    assert stamp.CODE_FOLDERS == incremental.code_folders()
+
+
+# Each change in dist/ or in the inputs that the fast path must see: (name, change, what the full build says).
+FAST_PATH_MISSES: list[tuple[str, Callable[[Path, Path], None], str]] = [
+    ("a page edited in place", lambda _c, o: _append(o / "en/index.html", b"<!-- x -->"), "rendered"),
+    ("a page replaced", lambda _c, o: _replace(o / "fr/index.html"), "rendered"),
+    ("a page removed", lambda _c, o: (o / "zh/index.html").unlink(), "rendered"),
+    ("a file added", lambda _c, o: (o / "en" / "extra.html").write_text("x"), "refusing"),
+    ("a folder added", lambda _c, o: (o / "en" / "extra").mkdir(), "refusing"),
+    ("a content byte", lambda c, _o: _append(c / "assumptions.yaml", b"\n"), "up to date"),
+    ("the stamp damaged", lambda _c, o: (o / outdir.STAMP).write_text("{"), "up to date"),
+]
+
+
+def _append(path: Path, data: bytes) -> None:
+    with path.open("ab") as fh:
+        fh.write(data)
+
+
+def _replace(path: Path) -> None:
+    data = path.read_bytes()
+    path.unlink()
+    path.write_bytes(data.replace(b"<title>", b"<title>x", 1))
+
+
+@pytest.mark.parametrize(("name", "change", "says"), FAST_PATH_MISSES, ids=[m[0] for m in FAST_PATH_MISSES])
+def test_the_fast_path_sees_every_change(
+    site: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    change: Callable[[Path, Path], None],
+    says: str,
+) -> None:
+    content, out = site
+    assert build(content, out) == 0
+    capsys.readouterr()
+    change(content, out)
+    full = cli._run
+    ran: list[bool] = []
+    monkeypatch.setattr(cli, "_run", lambda args: ran.append(True) or full(args))
+    code = build(content, out)
+    printed = capsys.readouterr()
+    assert ran, f"after {name}, the no-op fast path answered"
+    assert says in printed.out + printed.err, f"after {name}: {printed}"
+    if says == "refusing":
+        assert code == 2
+    else:
+        assert code == 0
+        ref = out.with_name("ref")
+        assert build(content, ref, "--force") == 0
+        assert tree(out) == tree(ref), f"after {name}, the build differs from --force"
 
 
 # --- N7: reused files are checked; a damaged marker is no previous build --------------------------

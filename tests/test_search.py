@@ -16,8 +16,8 @@ import yaml
 
 from generator.content.catalog import Catalog
 from generator.publish.writer import search_index
-from generator.site.i18n import LANGS
 from generator.site.pages import search_entries
+from generator.site.routes import LANGS
 from tests.conftest import ROOT
 
 HERE = ROOT / "tests" / "search"

@@ -18,13 +18,10 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import datetime as dt
-import functools
 import hashlib
-import importlib.metadata
 import json
 import os
 import stat
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +31,7 @@ from pydantic import BaseModel
 from generator.content.catalog import Catalog
 from generator.publish import manifest
 from generator.publish.manifest import Manifest
+from generator.publish.stamp import environment
 from generator.site import i18n, pages, render
 from generator.site.model_page import RELATED_FIELDS, related_groups, related_models
 
@@ -64,13 +62,6 @@ def _tree(folders: Iterable[Path]) -> list[bytes]:
             if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".mo"):
                 out += [f"{folder.name}/{path.relative_to(folder)}".encode(), path.read_bytes()]
     return out
-
-
-@functools.cache
-def environment() -> bytes:
-    """The Python that runs the build and every installed package with its version, one per line."""
-    dists = sorted({f"{d.metadata['Name'].lower()}=={d.version}" for d in importlib.metadata.distributions()})
-    return "\n".join([sys.version, *dists]).encode()
 
 
 def _plain(value: Any) -> Any:

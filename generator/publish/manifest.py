@@ -17,6 +17,8 @@ from typing import Any
 MARKER = ".sizewise-build.json"
 # In a folder being written: removed (with the folder) if the build dies.
 PARTIAL = ".sizewise-partial"
+# In a finished build, beside the marker: what the no-op fast path compares (publish/stamp.py).
+STAMP = ".sizewise-stamp.json"
 VERSION = 1
 
 
@@ -59,7 +61,7 @@ def safe_path(rel: str) -> bool:
         and "." not in parts
         and "\\" not in rel
         and "\0" not in rel
-        and rel not in (MARKER, PARTIAL)
+        and rel not in (MARKER, PARTIAL, STAMP)
     )
 
 

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from generator.publish import manifest
-from generator.publish.manifest import MARKER, PARTIAL
+from generator.publish.manifest import MARKER, PARTIAL, STAMP
 
-__all__ = ["MARKER", "PARTIAL"]
+__all__ = ["MARKER", "PARTIAL", "STAMP"]
 
 DIR_MODE = 0o755
 FILE_MODE = 0o644
@@ -42,7 +42,7 @@ class OutputError(Exception):
 
 def stranger(out: Path, listed: set[str]) -> str | None:
     """The first entry under ``out`` (in sorted order) that a build did not write: anything but the
-    marker and the plain files in ``listed``, or a folder that holds none of them."""
+    marker, the stamp and the plain files in ``listed``, or a folder that holds none of them."""
     root = str(out)
     for folder, dirs, names in os.walk(root):
         dirs.sort()
@@ -56,7 +56,7 @@ def stranger(out: Path, listed: set[str]) -> str | None:
                 return rel
             if name in dirs:
                 continue
-            if (rel in listed or rel == MARKER) and os.path.isfile(path):
+            if (rel in listed or rel in (MARKER, STAMP)) and os.path.isfile(path):
                 continue
             return rel
     return None

@@ -28,16 +28,16 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.content.loader import read_plain
-from generator.publish import hosts, incremental, outdir
+from generator.publish import hosts, incremental, outdir, stamp
 from generator.publish.progress import Progress
 from generator.site import api, badges, csp, pages, routes, sitemap
 from generator.site.browser_data import WORKBENCH_LIMITS, encoded, finder_data, shared_data
 from generator.site.cells import describe_templates, reason_templates
 from generator.site.hardware_page import HardwareRow, device_groups, hardware_rows
-from generator.site.i18n import LANGS, number_spec, translations
+from generator.site.i18n import number_spec, translations
 from generator.site.pages import ModelGroup, SiteGroup
 from generator.site.render import minify, render
-from generator.site.routes import Route
+from generator.site.routes import LANGS, Route
 from generator.sizing import estimate
 from generator.sizing.estimate import SIZING_VERSION
 
@@ -554,13 +554,15 @@ def build(
     shard: tuple[int, int] | None = None,
     minify: bool = True,
     host: str | None = None,
+    inputs: str | None = None,
 ) -> str:
     """Render what changed since the last build into a temporary sibling of ``out``, link the rest, swap it in.
 
     ``force`` ignores the previous build. ``shard=(k, n)`` builds the k-th of n disjoint slices of the
     models (the first slice also builds the rest of the site); merged, the slices equal one build.
     ``host`` (a key of hosts.HOSTS) is where the site is deployed: the summary warns when the output
-    is over its limits.
+    is over its limits. ``inputs`` (stamp.inputs, taken before the catalog was read) stamps the finished
+    output for the next run's no-op fast path.
     """
     start = time.perf_counter()
     content = content or ROOT / "content"
@@ -568,7 +570,7 @@ def build(
     out = out.resolve()
     # Output is served as is: directories 0755, files 0644, whatever the caller's umask.
     with outdir.exclusive(out):
-        summary, size = _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard, minify)
+        summary, size = _build_locked(catalog, out, start, jobs, base_url, content, langs, force, shard, minify, inputs)
     return summary + size_report(size, host)
 
 
@@ -595,6 +597,7 @@ def _build_locked(
     force: bool,
     shard: tuple[int, int] | None,
     minify: bool,
+    inputs: str | None,
 ) -> tuple[str, hosts.Output | None]:
     """The build proper, with the output's lock held: its summary, and the size of what it wrote."""
     asset_files = assets(catalog)
@@ -619,6 +622,8 @@ def _build_locked(
         todo = [s for s in groups if s not in reuse]
         if not todo and site_same:
             outdir.write_atomic(changed_txt, "")
+            if inputs:  # every file was just checked against its hash: the next no-op can go the fast way
+                stamp.write(out, inputs)
             return f"{out} is up to date ({len(before):,} files) in {time.perf_counter() - start:.1f} s", None
         plan = Plan(todo, reuse, bool(todo) or not site_same, keys, reusable_from, out)
     tmp = outdir.new_tree(out)
@@ -629,6 +634,8 @@ def _build_locked(
     try:
         written, manifest = write_site(catalog, settings, asset_files, jobs, plan, progress)
         outdir.finish_tree(tmp, manifest.data())
+        if inputs and not shard:
+            stamp.write(tmp, inputs)
         # Whatever was added to the old folder while this run wrote the new one is not replaced either.
         outdir.check_replaceable(out)
         if not shard:

@@ -13,8 +13,9 @@ from generator.content.catalog import Catalog
 from generator.content.schema import Hardware, Model
 from generator.site.charts import MEMORY_CHART, VALUE_CHART, bars_of, value_chart
 from generator.site.commands import CommandInputs, launch_command
-from generator.site.i18n import LANGS, NumberFormat, number_spec
+from generator.site.i18n import NumberFormat, number_spec
 from generator.site.pair_page import context_steps
+from generator.site.routes import LANGS
 from generator.site.setups import CANDIDATES, KV8, SINGLE, poor_cells
 from generator.sizing.cost import budget_use
 from generator.sizing.estimate import ScenarioError, estimate, ratio_ranges

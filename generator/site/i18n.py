@@ -26,7 +26,6 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_compact_decimal
 
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
-LANGS = ("en", "fr", "zh")
 BABEL_LOCALE = {"en": "en", "fr": "fr", "zh": "zh_Hans_CN"}
 HREFLANG = {"en": "en", "fr": "fr", "zh": "zh-Hans"}
 HTML_LANG = HREFLANG

@@ -43,7 +43,7 @@ from generator.site.hardware_page import (
     row_data,
     size_groups,
 )
-from generator.site.i18n import BABEL_LOCALE, LANGS, NumberFormat, number_spec, translations
+from generator.site.i18n import BABEL_LOCALE, NumberFormat, number_spec, translations
 from generator.site.model_page import (
     footprint,
     kv_formula,
@@ -63,7 +63,7 @@ from generator.site.model_page import (
 from generator.site.pair_page import PairData, context_steps, pair_data
 from generator.site.quality import model_quality, quality_scale
 from generator.site.render import render_markdown
-from generator.site.routes import Route, asset, page_path
+from generator.site.routes import LANGS, Route, asset, page_path
 from generator.site.setups import PICK_TOK_S, Answer, Pick, common_answers
 from generator.sizing.devices import device_view
 from generator.sizing.estimate import VISION_PROFILE, engines_for, hosts, served

@@ -22,7 +22,8 @@ from markupsafe import Markup, escape
 
 from generator.site import routes
 from generator.site.csp import NOSCRIPT_CSS, meta_policy
-from generator.site.i18n import BABEL_LOCALE, HREFLANG, HTML_LANG, LANG_NAMES, LANGS, NumberFormat, translations
+from generator.site.i18n import BABEL_LOCALE, HREFLANG, HTML_LANG, LANG_NAMES, NumberFormat, translations
+from generator.site.routes import LANGS
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 # Compiled templates, reused across builds and worker processes (keyed by template source).

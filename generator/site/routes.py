@@ -7,6 +7,9 @@ import hashlib
 import urllib.parse
 from collections.abc import Mapping
 
+# The site's languages, in the order pages list them (the first is the default; i18n formats them).
+LANGS = ("en", "fr", "zh")
+
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Route:
