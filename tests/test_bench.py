@@ -59,8 +59,10 @@ def test_output_is_measured_without_dotfiles_and_checked_against_hosts(tmp_path:
     assert output == hosts.Output(files=2, bytes=40, largest="big.json", largest_bytes=30)
     lines = hosts.host_lines(output)
     assert len(lines) == 1 + len(hosts.HOSTS) and not any("OVER" in line for line in lines)
-    over = hosts.host_lines(hosts.Output(files=25_000, bytes=2 * 10**9, largest="x", largest_bytes=30 * 2**20))
-    assert "OVER" in over[0]
+    over = hosts.host_lines(hosts.Output(25_000, 2 * 10**9, "x", 30 * 2**20, pairs=10_000))
+    assert over[0] == (
+        "  per pair (10,000 pairs): 200.0 kB, budget ≤ 36 kB: 556% of it, OVER; 2.50 files, budget ≤ 4.5: 56% of it, ok"
+    )
     cloudflare_free = next(line for line in over if "Cloudflare Pages, free" in line)
     assert "≤ 20,000 files: 125% of it, OVER" in cloudflare_free and "a file ≤ 25 MiB" in cloudflare_free
     github = next(h for h in hosts.HOSTS if h.key == "github-pages")
@@ -71,14 +73,35 @@ def test_output_is_measured_without_dotfiles_and_checked_against_hosts(tmp_path:
 def test_a_builds_files_are_measured_as_a_deploy_uploads_them() -> None:
     written = [("en/index.html", 10), (".sizewise-build.json", 999), ("assets/.hidden", 5), ("api/x.json", 30)]
     assert hosts.Output.of(written) == hosts.Output(2, 40, "api/x.json", 30)
+    # Its pairs are its pair JSON files; per pair counts everything, shared files included.
+    output = hosts.Output.of([*written, ("api/v1/pairs/m/a.json", 20), ("api/v1/pairs/m/b.json", 20)])
+    assert output.pairs == 2 and output.per_pair() == (40.0, 2.0)
+    assert output.scaled(2.5) == hosts.Output(10, 200, "api/x.json", 30, pairs=5)
 
 
 def test_every_build_reports_its_size_against_the_configured_host() -> None:
-    small = hosts.Output(37_000, 475 * 10**6, "assets/finder-data.json", 171_300)
+    small = hosts.Output(37_000, 475 * 10**6, "assets/finder-data.json", 171_300, pairs=15_000)
     report = writer.size_report(small, "github-pages")
     assert "output: 475.0 MB in 37,000 files, the largest assets/finder-data.json (171.3 kB)" in report
-    assert "budget ≤ 500 MB: 95% of it, ok" in report and "GitHub Pages: site ≤ 1 GB: 48% of it, ok" in report
+    assert "per pair (15,000 pairs): 31.7 kB, budget ≤ 36 kB: 88% of it, ok; 2.47 files" in report
+    assert "GitHub Pages: site ≤ 1 GB: 48% of it, ok" in report
     assert "warning" not in report
     big = writer.size_report(hosts.Output(37_000, 475 * 10**6, "x", 1), "cloudflare-pages-free")
     assert "warning: 37,000 files is over Cloudflare Pages, free' 20,000 files" in big
     assert writer.size_report(None, "github-pages") == ""
+
+
+def test_a_synthetic_catalog_has_factor_times_the_models_under_new_slugs(tmp_path: Path) -> None:
+    from tests.golden.regenerate import CONTENT as GOLDEN
+
+    big = bench.synthetic(GOLDEN, 2.5, tmp_path / "content")
+    slugs = sorted(p.stem for p in (big / "models").glob("*.yaml"))
+    assert slugs == [
+        "llama-3-1-8b-instruct",
+        "llama-3-1-8b-instruct-x2",
+        "llama-3-1-8b-instruct-x3",
+        "qwen3-30b-a3b",
+        "qwen3-30b-a3b-x2",
+    ]
+    copy = (big / "models" / "llama-3-1-8b-instruct-x3.yaml").read_text()
+    assert "slug: llama-3-1-8b-instruct-x3\n" in copy and "(copy 3)" in copy

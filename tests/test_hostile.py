@@ -37,10 +37,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def tree(root: Path) -> dict[str, str]:
-    """Every file under ``root`` with the sha256 of its bytes (and every folder, as 'dir')."""
+    """Every file under ``root`` with the sha256 of its bytes (and every folder, as 'dir'); the no-op stamp,
+    which describes the files' inodes and times, is left out."""
     out = {}
     for path in sorted(root.rglob("*")):
         rel = str(path.relative_to(root))
+        if rel == outdir.STAMP:
+            continue
         out[rel] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
     return out
 

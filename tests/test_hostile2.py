@@ -193,7 +193,7 @@ def test_a_no_op_build_answers_before_the_catalog_is_read(
 def test_the_fast_path_fingerprints_the_folders_the_keys_read() -> None:
     from generator.publish import incremental
 
-    assert stamp.CODE_FOLDERS == incremental.code_folders()
+    assert incremental.code_folders() == stamp.CODE_FOLDERS
 
 
 # Each change in dist/ or in the inputs that the fast path must see: (name, change, what the full build says).

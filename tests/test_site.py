@@ -28,6 +28,7 @@ from generator.site.i18n import catalog_problems
 from generator.site.render import minify
 from generator.sizing.estimate import hosts
 from tests.conftest import CONTENT, ROOT
+from tests.golden.regenerate import BASE_URL as GOLDEN_BASE_URL
 from tests.golden.regenerate import CONTENT as GOLDEN_CONTENT
 from tests.golden.regenerate import DIST as GOLDEN_DIST
 from tests.golden.regenerate import build_golden
@@ -141,8 +142,9 @@ def test_hreflang_is_reciprocal_and_absolute(site: Path) -> None:
         links = parse(page)
         lang = page.relative_to(site).parts[0]
         assert links.lang == HREFLANG[lang]
-        # x-default is the root's language chooser alone (every page naming English cost 3.5 MB).
-        assert set(links.alternates) == {"en", "fr", "zh-Hans"}
+        # Every page names its English version as the default for other languages.
+        assert set(links.alternates) == {"en", "fr", "zh-Hans", "x-default"}
+        assert links.alternates["x-default"] == links.alternates["en"]
         assert all(href.startswith("https://sizewise.example/") for href in links.alternates.values())
         own = links.alternates[HREFLANG[lang]]
         for other, href in links.alternates.items():
@@ -503,19 +505,26 @@ def test_pair_page_offers_link_where_to_rent(site: Path, catalog: Catalog) -> No
         assert "github.com" not in table
 
 
-def test_device_badges_share_one_shields_file_per_model() -> None:
-    """Each device badge is an SVG under /badges/{model}/on-{hardware}.svg, and one devices.json per model
-    gives shields.io the same label and message for every accelerator (no JSON file per pair)."""
+def test_device_badges_are_one_shields_file_per_model() -> None:
+    """A device badge has no file of its own: one devices.json per model gives shields.io every accelerator's
+    message, and each pair page's snippet is a shields.io dynamic badge that reads its own accelerator's entry
+    (label and colour as the file says today), linking to the pair page."""
+    import urllib.parse
+
     for folder in (GOLDEN_DIST / "badges").iterdir():
         if not folder.is_dir():
             continue
-        svgs = {p.stem.removeprefix("on-"): p for p in folder.glob("on-*.svg")}
-        assert svgs and not list(folder.glob("on-*.json"))
+        model = folder.name
+        assert not list(folder.glob("on-*"))
         devices = json.loads((folder / "devices.json").read_text())
-        assert set(devices) == set(svgs)
+        assert devices
         for hw, badge in devices.items():
-            text = svgs[hw].read_text()
             assert set(badge) == {"label", "message", "color"}
-            assert (
-                f">{html.escape(badge['label'])}</text>" in text and f">{html.escape(badge['message'])}</text>" in text
-            )
+            page = (GOLDEN_DIST / "en" / "models" / model / hw / "index.html").read_text()
+            found = re.search(r"\]\((https://img\.shields\.io/badge/dynamic/json\?[^)]*)\)", page)
+            assert found, (model, hw)
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(html.unescape(found[1])).query)
+            assert query["url"] == [f"{GOLDEN_BASE_URL}/badges/{model}/devices.json"]
+            assert query["query"] == [f"$['{hw}'].message"]
+            assert (query["label"], query["color"]) == ([badge["label"]], [badge["color"]])
+            assert f">{html.escape(badge['message'])}</span>" in page

@@ -11,9 +11,13 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-# Our budgets: the full catalog well inside GitHub Pages' 1 GB, with room to double the catalog.
-BUDGET_OUTPUT_BYTES = 500 * 10**6
-BUDGET_FILES = 100_000
+# Our budgets are per model × accelerator pair (the output grows with the pairs): at most 36 kB and 4.5 files
+# each, over every language and the JSON, so a catalog 2.5 times today's (~11,800 pairs) fits GitHub Pages'
+# 1 GB and one twice today's fits Cloudflare Pages' 100,000 files.
+BUDGET_PAIR_BYTES = 36_000
+BUDGET_PAIR_FILES = 4.5
+# A pair's JSON: counting them counts the pairs an output holds.
+PAIR_JSON = "api/v1/pairs/"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,13 +56,27 @@ class Output:
     bytes: int
     largest: str
     largest_bytes: int
+    # Model × accelerator pairs (one JSON each).
+    pairs: int = 0
 
     @classmethod
     def of(cls, files: Iterable[tuple[str, int]]) -> Output:
         """The output made of these (path, size) files; dotfiles are left out as a deploy leaves them."""
         kept = [(p, n) for p, n in files if not any(part.startswith(".") for part in p.split("/"))]
         largest, largest_bytes = max(kept, key=lambda f: (f[1], f[0]), default=("", 0))
-        return cls(len(kept), sum(n for _, n in kept), largest, largest_bytes)
+        pairs = sum(p.startswith(PAIR_JSON) for p, _ in kept)
+        return cls(len(kept), sum(n for _, n in kept), largest, largest_bytes, pairs)
+
+    def per_pair(self) -> tuple[float, float]:
+        """(bytes, files) per pair: everything the output holds, shared pages and assets included."""
+        n = max(self.pairs, 1)
+        return self.bytes / n, self.files / n
+
+    def scaled(self, factor: float) -> Output:
+        """This output for a catalog ``factor`` times as many pairs, at the same bytes and files per pair."""
+        return dataclasses.replace(
+            self, files=round(self.files * factor), bytes=round(self.bytes * factor), pairs=round(self.pairs * factor)
+        )
 
     def summary(self) -> str:
         """'474.8 MB in 37,222 files, the largest assets/finder-data….json (171.3 kB)'."""
@@ -89,11 +107,19 @@ def _verdict(value: int, limit: int | None) -> str:
     return "no limit" if limit is None else f"{value / limit:.0%} of it, " + ("ok" if value <= limit else "OVER")
 
 
+def _ratio(value: float, limit: float) -> str:
+    return f"{value / limit:.0%} of it, " + ("ok" if value <= limit else "OVER")
+
+
 def budget_line(output: Output) -> str:
-    """The output against our budgets."""
+    """The output per pair against our budgets."""
+    if not output.pairs:
+        return "per pair: no pairs in this output"
+    per_bytes, per_files = output.per_pair()
     return (
-        f"budget ≤ {BUDGET_OUTPUT_BYTES / 1e6:,.0f} MB: {_verdict(output.bytes, BUDGET_OUTPUT_BYTES)}; "
-        f"≤ {BUDGET_FILES:,} files: {_verdict(output.files, BUDGET_FILES)}"
+        f"per pair ({output.pairs:,} pairs): {per_bytes / 1e3:,.1f} kB, budget ≤ {BUDGET_PAIR_BYTES / 1e3:g} kB: "
+        f"{_ratio(per_bytes, BUDGET_PAIR_BYTES)}; {per_files:.2f} files, budget ≤ {BUDGET_PAIR_FILES:g}: "
+        f"{_ratio(per_files, BUDGET_PAIR_FILES)}"
     )
 
 

@@ -18,6 +18,7 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -62,6 +63,21 @@ def environment() -> bytes:
     return "\n".join([sys.version, *sorted(found)]).encode()
 
 
+def _contents(path: Path) -> bytes:
+    """A file's bytes; for anything else (a pipe, a device, a dangling link), what it is, never read (the
+    full build reports it as the mistake it is)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"unreadable: {exc.errno}".encode()
+    if not stat.S_ISREG(st.st_mode):
+        return f"not a file: {stat.S_IFMT(st.st_mode)}".encode()
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        return f"unreadable: {exc.errno}".encode()
+
+
 def inputs(content: Path, settings: Iterable[str], folders: Iterable[Path] = CODE_FOLDERS) -> str:
     """The fingerprint of a build's inputs: every file of the content and code folders (path and bytes),
     Python's version and the installed packages, and ``settings`` (the command's options that change
@@ -76,7 +92,7 @@ def inputs(content: Path, settings: Iterable[str], folders: Iterable[Path] = COD
         add(str(folder).encode())
         for path in _files(folder):
             add(str(path.relative_to(folder)).encode())
-            add(path.read_bytes())
+            add(_contents(path))
     add(environment())
     add("\n".join(settings).encode())
     return h.hexdigest()

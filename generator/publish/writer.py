@@ -246,14 +246,14 @@ def model_outputs(catalog: Catalog, slug: str, settings: Settings) -> tuple[list
             dump(api.setups_json(slug, group.answers).model_dump(mode="json"), settings.minify),
         )
     )
-    # Each badge as an SVG; the shields.io endpoints of the lead and its format and context variants, and one
-    # file for the device variants (a shields.io dynamic badge reads its entry: one file per model, not per pair).
+    # The lead and its format and context variants as an SVG and a shields.io endpoint each; the device variants
+    # as one file per model that a shields.io dynamic badge reads its entry from (no file per pair).
     devices = {}
     for v in group.shared["badges"]:
-        out.append((routes.badge(slug, "svg", v.key).lstrip("/"), badges.svg(v.badge).encode()))
         if v.device and v.hardware:
             devices[v.hardware] = badges.entry(v.badge)
         else:
+            out.append((routes.badge(slug, "svg", v.key).lstrip("/"), badges.svg(v.badge).encode()))
             out.append((routes.badge(slug, "json", v.key).lstrip("/"), dump(badges.shields(v.badge), settings.minify)))
     out.append((routes.badge(slug, "json", "devices").lstrip("/"), dump(devices, settings.minify)))
     out += [render_page(route, group, settings) for route in pages.model_routes(catalog, slug, settings.langs)]

@@ -40,8 +40,8 @@ class Badge:
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One badge of a model: ``key`` is "" for the lead (``/badges/{model}.svg``), else the name under
-    ``/badges/{model}/``: a format (``q8_0``), a context (``ctx-32k``) or a device (``on-rtx-4090``); ``link``
-    where the badge's numbers come from."""
+    ``/badges/{model}/``: a format (``q8_0``), a context (``ctx-32k``) or a device (``on-rtx-4090``: no file of
+    its own, an entry of the model's ``devices.json``); ``link`` where the badge's numbers come from."""
 
     key: str
     badge: Badge
@@ -50,6 +50,11 @@ class Variant:
     scenario: Mapping[str, object] = dataclasses.field(default_factory=dict)
     # Whether it is one accelerator's badge (``on-{hardware}``), shown on that pair page.
     device: bool = False
+
+    @property
+    def shields_color(self) -> str:
+        """The badge's colour by shields.io's name."""
+        return SHIELDS_COLORS[self.badge.verdict]
 
     def link(self, lang: str, model: str) -> str:
         """The page, in ``lang``, that the badge links to."""
@@ -156,8 +161,12 @@ def variants(catalog: Catalog, pairs: Sequence[PairData], lead: Lead) -> Iterato
     for p, e in ran:
         m = e.memory
         speed = f" · {e.speed.decode_tok_s:.0f} tok/s" if m.verdict != "oom" else ""
-        message = f"{_gib(m.total_bytes)} · {VERDICT_WORDS[m.verdict]}{speed}"
-        label = f"{short_name(p.hardware.name)} · {e.scenario.fmt.name} · {_ctx(e.scenario.context)}"
+        # The label is the part a shields.io dynamic badge keeps in its URL: only the accelerator's name.
+        label = short_name(p.hardware.name)
+        message = (
+            f"{e.scenario.fmt.name} · {_ctx(e.scenario.context)} · {_gib(m.total_bytes)} · "
+            f"{VERDICT_WORDS[m.verdict]}{speed}"
+        )
         title = f"{model.name} on {p.hardware.name} ({_setup(e.scenario)}): {message}"
         badge = Badge(label, message, m.verdict, title)
         yield Variant(f"on-{p.hardware.slug}", badge, p.hardware.slug, e.scenario.brief_inputs(), device=True)

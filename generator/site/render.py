@@ -142,6 +142,7 @@ def helpers(lang: str) -> dict[str, Any]:
         "field": field,
         "field_range": field_range,
         "verdict_badge": verdict_badge,
+        "verdict_class": VERDICT_CLASS.__getitem__,
         "tok_s": tok_s,
         "seconds": seconds,
         "tok_s_range": tok_s_range,

@@ -92,6 +92,21 @@ def badge(model: str, ext: str = "svg", variant: str = "") -> str:
     return f"/badges/{model}/{variant}.{ext}" if variant else f"/badges/{model}.{ext}"
 
 
+def shields_dynamic(base_url: str, model: str, hardware: str, label: str, color: str) -> str:
+    """A shields.io dynamic JSON badge of one accelerator: its message read at every view from the model's
+    ``devices.json`` (so it follows each build), its label and colour those of the URL."""
+    query = urllib.parse.urlencode(
+        {
+            "url": base_url + badge(model, "json", "devices"),
+            "query": f"$['{hardware}'].message",
+            "label": label,
+            "color": color,
+        },
+        quote_via=urllib.parse.quote,
+    )
+    return f"https://img.shields.io/badge/dynamic/json?{query}"
+
+
 def asset(name: str, data: bytes) -> str:
     """``/assets/<stem>.<hash><suffix>``: the URL of content that may be cached forever."""
     stem, dot, suffix = name.rpartition(".")
