@@ -137,14 +137,26 @@ def write(folder: Path, fingerprint: str) -> None:
         raise
 
 
-def up_to_date(out: Path, fingerprint: str) -> int | None:
-    """How many files ``out`` holds if a build with inputs ``fingerprint`` made it and nothing in it changed
-    since; None otherwise (or when it cannot tell)."""
+def _stamped(out: Path) -> tuple[dict[str, object], int] | None:
+    """(the stamp, the files ``out`` holds) if nothing in ``out`` changed since the build that stamped it."""
     try:
         data = json.loads((out / STAMP).read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("version") != VERSION or data.get("inputs") != fingerprint:
+        if not isinstance(data, dict) or data.get("version") != VERSION:
             return None
         tree, files = digest(out)
     except (OSError, ValueError):
         return None
-    return files if data.get("tree") == tree and data.get("files") == files else None
+    return (data, files) if data.get("tree") == tree and data.get("files") == files else None
+
+
+def unchanged(out: Path) -> bool:
+    """Whether every file in ``out`` is as the build that stamped it wrote it (so as its manifest says),
+    without reading one: a build then reuses them without hashing them again."""
+    return _stamped(out) is not None
+
+
+def up_to_date(out: Path, fingerprint: str) -> int | None:
+    """How many files ``out`` holds if a build with inputs ``fingerprint`` made it and nothing in it changed
+    since; None otherwise (or when it cannot tell)."""
+    found = _stamped(out)
+    return found[1] if found is not None and found[0].get("inputs") == fingerprint else None

@@ -609,7 +609,8 @@ def _build_locked(
     # What each file of the previous build is: its hash in the manifest, unless it was changed in dist/
     # since (then it is never reused, and always listed as changed).
     before = previous.files()
-    if not shard:
+    # Unless the stamp shows that nothing in it changed since (its manifest then describes it).
+    if not shard and not stamp.unchanged(out):
         before.update(dict.fromkeys(incremental.damaged(before, out, max(jobs, 4)), "damaged"))
     if shard:
         k, n = shard
