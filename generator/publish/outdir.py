@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from generator.publish import manifest
+from generator.publish import manifest, stamp
 from generator.publish.manifest import MARKER, PARTIAL, STAMP
 
 __all__ = ["MARKER", "PARTIAL", "STAMP"]
@@ -43,52 +43,62 @@ class OutputError(Exception):
 def stranger(out: Path, listed: set[str]) -> str | None:
     """The first entry under ``out`` (in sorted order) that a build did not write: anything but the
     marker, the stamp and the plain files in ``listed``, or a folder that holds none of them."""
-    root = str(out)
-    for folder, dirs, names in os.walk(root):
-        dirs.sort()
-        here = os.path.relpath(folder, root)
-        if here != "." and not dirs and not names:
-            return here + "/"
-        for name in sorted(dirs + names):
-            path = os.path.join(folder, name)
-            rel = os.path.relpath(path, root)
-            if os.path.islink(path):
-                return rel
-            if name in dirs:
-                continue
-            if (rel in listed or rel in (MARKER, STAMP)) and os.path.isfile(path):
-                continue
+
+    def first(folder: str, rel: str) -> str | None:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        if rel and not entries:
             return rel
-    return None
+        for e in entries:
+            path = rel + e.name
+            if e.is_symlink():
+                return path
+            if e.is_dir():
+                found = first(e.path, path + "/")
+                if found is not None:
+                    return found
+            elif not ((path in listed or (not rel and e.name in (MARKER, STAMP))) and e.is_file()):
+                return path
+        return None
+
+    return first(str(out), "")
 
 
-def check_replaceable(out: Path) -> None:
-    """Raise OutputError unless ``out`` is absent, an empty folder, or a previous build and nothing else.
+def check_replaceable(out: Path, *, walk: bool = True) -> bool:
+    """Raise OutputError unless ``out`` is absent, an empty folder, or a previous build and nothing else;
+    return whether it is a build that nothing changed since (its stamp's digest holds: its manifest then
+    describes it file for file, and nothing needs reading again).
 
     A previous build is a folder with our marker in which every other entry is a file its manifest
     lists. A marker that is damaged (not JSON, not the shape a build writes) still says a build made
-    the folder, but no file there is reused: the next build writes everything again.
+    the folder, but no file there is reused: the next build writes everything again. ``walk=False``
+    checks only the folder and its marker (a first look, before the lock is taken).
     """
     if not out.exists() and not out.is_symlink():
-        return
+        return False
     if out.is_symlink() or not out.is_dir():
         raise OutputError(f"--out {out} exists and is not a folder; refusing to replace it")
     if not any(out.iterdir()):
-        return
+        return False
     if not (out / MARKER).is_file():
         raise OutputError(
             f"--out {out} is not empty and was not made by `build` (no {MARKER}); "
             "refusing to replace it: choose an empty or new folder"
         )
+    if not walk:
+        return False
+    if stamp.unchanged(out):
+        return True
     previous = manifest.read(out)
     if previous is None:
-        return
+        return False
     extra = stranger(out, set(previous.files()))
     if extra is not None:
         raise OutputError(
             f"--out {out} holds {extra}, which the build there did not write (it is not in {MARKER}); "
             "refusing to replace the folder: move what you added out of it, or choose another folder"
         )
+    return False
 
 
 def read_marker(out: Path) -> dict[str, Any]:
@@ -184,23 +194,22 @@ def check_not_nested(out: Path) -> None:
 
 
 @contextlib.contextmanager
-def exclusive(out: Path) -> Iterator[None]:
+def exclusive(out: Path) -> Iterator[bool]:
     """Everything a writer of ``out`` (a build, a merge) needs before it starts: ``out`` is refused if no
     build made it, if it is a mount point, if it lies inside another build's output or a folder a build
     is writing, or if its lock is held; earlier runs' leftovers are removed, and what is written is
-    world-readable (umask 022). ``out`` is checked again under the lock: another run may have just
-    finished."""
+    world-readable (umask 022). ``out`` is checked in full under the lock (another run may have just
+    finished); yields whether it is a build that nothing changed since (check_replaceable)."""
     check_not_mount(out)
     check_not_nested(out)
-    check_replaceable(out)
+    check_replaceable(out, walk=False)
     out.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0o022)
     try:
         with locked(out):
             remove_leftovers(out)
             check_not_nested(out)
-            check_replaceable(out)
-            yield
+            yield check_replaceable(out)
     finally:
         os.umask(umask)
 

@@ -137,16 +137,19 @@ def write(folder: Path, fingerprint: str) -> None:
         raise
 
 
-def _stamped(out: Path) -> tuple[dict[str, object], int] | None:
-    """(the stamp, the files ``out`` holds) if nothing in ``out`` changed since the build that stamped it."""
+def _stamped(out: Path, fingerprint: str | None = None) -> int | None:
+    """The files ``out`` holds if nothing in it changed since the build that stamped it (and that build's
+    inputs had ``fingerprint``, when one is given); None otherwise, or when it cannot tell."""
     try:
         data = json.loads((out / STAMP).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("version") != VERSION:
             return None
+        if fingerprint is not None and data.get("inputs") != fingerprint:
+            return None
         tree, files = digest(out)
     except (OSError, ValueError):
         return None
-    return (data, files) if data.get("tree") == tree and data.get("files") == files else None
+    return files if data.get("tree") == tree and data.get("files") == files else None
 
 
 def unchanged(out: Path) -> bool:
@@ -158,5 +161,4 @@ def unchanged(out: Path) -> bool:
 def up_to_date(out: Path, fingerprint: str) -> int | None:
     """How many files ``out`` holds if a build with inputs ``fingerprint`` made it and nothing in it changed
     since; None otherwise (or when it cannot tell)."""
-    found = _stamped(out)
-    return found[1] if found is not None and found[0].get("inputs") == fingerprint else None
+    return _stamped(out, fingerprint)
