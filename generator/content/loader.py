@@ -948,11 +948,11 @@ def _with_gpu_limits(hardware: dict[str, Hardware], assumptions: Assumptions) ->
 def _check_hosted(entries: list[Parsed[Model]], catalog: Catalog, problems: list[Problem]) -> None:
     """Some accelerator of the catalog must run each model (on an engine that loads its architecture),
     or it would have no report at all."""
-    from generator.sizing.estimate import hosts
+    from generator.sizing.estimate import served
 
     for parsed in entries:
         model = catalog.models.get(parsed.value.slug)
-        if model is None or hosts(catalog, model):
+        if model is None or any(served(catalog, model, hw) for hw in catalog.hardware.values()):
             continue
         engines = ", ".join(e for e in model.engines or ()) or "none"
         message = f"no accelerator of the catalog runs {model.slug}: the engines that load it ({engines}) run on none"

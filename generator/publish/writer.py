@@ -38,7 +38,6 @@ from generator.site.i18n import number_spec, translations
 from generator.site.pages import ModelGroup, SiteGroup
 from generator.site.render import minify, render
 from generator.site.routes import LANGS, Route
-from generator.sizing import estimate
 from generator.sizing.estimate import SIZING_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -445,24 +444,23 @@ def _reusable(
         for s in pages.model_groups(catalog)
         if (previous.models.get(s) or {}).get("key") == keys.models[s]
         and not bad.intersection(previous.models[s]["files"])
-        and _rows(previous, s, _host_count(catalog, s)) is not None
+        and _rows(previous, s, catalog) is not None
     ]
     site = bool(previous.site) and previous.site["key"] == keys.site and not bad.intersection(previous.site["files"])
     return reuse, site
 
 
-def _host_count(catalog: Catalog, slug: str) -> int:
-    """How many hardware-page rows a model contributes: one per accelerator an engine runs it on."""
-    return len(estimate.hosts(catalog, catalog.models[slug]))
-
-
-def _rows(previous: incremental.Manifest, slug: str, count: int) -> list[HardwareRow] | None:
-    """The ``count`` hardware-page rows a previous build recorded for a model; None if they cannot be read."""
+def _rows(previous: incremental.Manifest, slug: str, catalog: Catalog) -> list[HardwareRow] | None:
+    """The hardware-page rows a previous build recorded for a model, one per accelerator of the catalog it
+    runs on; None if they cannot be read. (The model's key covers every accelerator, so the ones it runs
+    on are those it ran on then.)"""
     try:
         rows = [HardwareRow.from_json(r) for r in previous.models[slug]["rows"]]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    return rows if len(rows) == count else None
+    hardware = [r.hardware for r in rows]
+    known = all(isinstance(h, str) and h in catalog.hardware for h in hardware)
+    return rows if rows and known and len(set(hardware)) == len(hardware) else None
 
 
 def write_site(
@@ -484,7 +482,7 @@ def write_site(
     rows: dict[str, list[HardwareRow]] = {}
     written: Written = []
     for slug in plan.reuse:
-        rows[slug] = _rows(plan.previous, slug, _host_count(catalog, slug)) or []
+        rows[slug] = _rows(plan.previous, slug, catalog) or []
         new.models[slug] = plan.previous.models[slug]
     reused = [plan.previous.models[s]["files"] for s in plan.reuse]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
@@ -527,9 +525,8 @@ def _render_site(
     if plan.site:
         by_hw: dict[str, list[HardwareRow]] = {h: [] for h in catalog.hardware}
         for slug, model in catalog.models.items():
-            model_rows = rows[slug] if slug in rows else hardware_rows(catalog, model)
-            for row, hw in zip(model_rows, estimate.hosts(catalog, model), strict=True):
-                by_hw[hw.slug].append(row)
+            for row in rows[slug] if slug in rows else hardware_rows(catalog, model):
+                by_hw[row.hardware].append(row)
         site: Written = []
         site += write_files(site_outputs(catalog, settings, by_hw), settings.root)
         site += write_files(sitemap.outputs(catalog, settings.base_url, settings.langs), settings.root)

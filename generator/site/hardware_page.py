@@ -42,6 +42,8 @@ class HardwareRow:
 
     model_slug: str
     model_name: str
+    # The accelerator whose page lists the row.
+    hardware: str = ""
     params_total: int = 0
     quant: str | None = None
     engine: str | None = None
@@ -65,8 +67,9 @@ class HardwareRow:
     offload_tok_s: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The row as plain JSON data (a build keeps the rows of unchanged models in its manifest)."""
-        return dataclasses.asdict(self)
+        """The row as plain JSON data (a build keeps the rows of unchanged models in its manifest). Its fields
+        are plain values already: a shallow copy (``dataclasses.asdict`` copies deeply, ten times slower)."""
+        return {**vars(self), "at": [list(a) for a in self.at]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> HardwareRow:
@@ -83,7 +86,7 @@ class HardwareRow:
         """The row for a model whose picked format at the default context is ``best`` (None: no format fits),
         with its picks at the other contexts and, where nothing fits, the offload that makes it fit."""
         params = count_params(model).total
-        base = cls(model.slug, model.name, params, domain=model.domain, vision=model.vision is not None)
+        base = cls(model.slug, model.name, hw.slug, params, domain=model.domain, vision=model.vision is not None)
         at = tuple(_pick_at(catalog, model, hw, c) for c in _row_contexts(catalog, model))
         if best is None or best.est is None:
             return dataclasses.replace(base, at=at, **_offload(catalog, model, hw))

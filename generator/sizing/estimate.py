@@ -295,6 +295,13 @@ def _nearest_scenario(catalog: Catalog, model: Model, hw: Hardware, context: int
     """The best-ranked (``_preference``) format on its engine that runs ``model`` on ``hw``, or None."""
     reference = catalog.format(DEFAULT_FORMAT)
     best: tuple[tuple[bool, bool, float, float], Scenario] | None = None
+    # The reference format on the default engine, published, ranks first whenever it runs: try it alone first.
+    default_engine = catalog.engines.get(DEFAULT_ENGINE)
+    if default_engine is not None and FAMILY_ENGINE[reference.family.value] == DEFAULT_ENGINE:
+        kv = catalog.kv_dtype(default_engine.default_kv_dtype)
+        sc = Scenario(reference, kv, default_engine, context, gpus=hw.chips)
+        if model.has_checkpoint(reference.name, reference.family) and runs(model, hw, sc):
+            return sc
     for fmt, engine in _family_formats(catalog):
         kv = catalog.kv_dtype(engine.default_kv_dtype)
         sc = Scenario(fmt, kv, engine, context, gpus=hw.chips)
