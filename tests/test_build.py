@@ -67,20 +67,21 @@ def _golden_copy(tmp_path: Path) -> Path:
     return content
 
 
-def test_incremental_rebuild_equals_a_forced_build(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])  # with two, a child process links the reused files
+def test_incremental_rebuild_equals_a_forced_build(tmp_path: Path, jobs: int) -> None:
     from generator.content.loader import load_catalog
 
     content = _golden_copy(tmp_path)
     out, ref = tmp_path / "dist", tmp_path / "ref"
-    first = writer.build(load_catalog(content), out, jobs=1, content=content)
+    first = writer.build(load_catalog(content), out, jobs=jobs, content=content)
     assert "2 of 2 models rendered" in first
-    assert "up to date" in writer.build(load_catalog(content), out, jobs=1, content=content)
+    assert "up to date" in writer.build(load_catalog(content), out, jobs=jobs, content=content)
     assert (tmp_path / "dist.changed.txt").read_text() == ""
     # Change one model's facts: only that model's group is rendered again, and the result is what a
     # full build gives.
     path = content / "models" / "qwen3-30b-a3b.yaml"
     path.write_text(path.read_text().replace("max_context: 40960", "max_context: 32768"))
-    second = writer.build(load_catalog(content), out, jobs=1, content=content)
+    second = writer.build(load_catalog(content), out, jobs=jobs, content=content)
     assert "1 of 2 models rendered" in second
     changed = (tmp_path / "dist.changed.txt").read_text().split()
     assert "/en/models/qwen3-30b-a3b/rtx-4090/" in changed
@@ -204,3 +205,18 @@ def test_an_answer_whose_range_reaches_below_the_floor_is_flagged(catalog: Catal
             flagged += short
             sure += not short
     assert sure and flagged  # Qwen3-32B: 9 of 18 cheapest answers reach below their speed at the low end
+
+
+def test_the_linking_process_links_every_file_or_fails_loudly(tmp_path: Path) -> None:
+    from generator.publish import link
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    (old / "en" / "a").mkdir(parents=True)
+    (old / "en" / "a" / "index.html").write_text("abc")
+    (old / "x.json").write_text("{}")
+    linker = link.Linker(["en/a/index.html", "x.json"], old, new)
+    assert linker.result() == [3, 2]
+    assert (new / "en" / "a" / "index.html").stat().st_ino == (old / "en" / "a" / "index.html").stat().st_ino
+    broken = link.Linker(["missing.html"], old, tmp_path / "new2")
+    with pytest.raises(OSError, match="linking the previous build's files failed"):
+        broken.result()

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from generator.content.catalog import Catalog
-from generator.publish import manifest
+from generator.publish import link, manifest
 from generator.publish.manifest import Manifest
 from generator.publish.stamp import environment
 from generator.site import i18n, pages, render
@@ -163,33 +163,34 @@ def damaged(files: Mapping[str, str], old_dist: Path, jobs: int = 4) -> set[str]
         return {rel for (rel, _), is_bad in zip(items, pool.map(bad, items, chunksize=256), strict=True) if is_bad}
 
 
-def link_files(files: Iterable[str], old_dist: Path, new_dist: Path) -> None:
-    """Hard-link previous outputs into the new dist/ (a copy where links are not possible).
-
-    Plain string paths and one mkdir per folder: a rebuild links ~37,000 files.
-    """
-    old, new = str(old_dist), str(new_dist)
-    made: set[str] = set()
-    for rel in files:
-        folder = os.path.dirname(rel)
-        if folder not in made:
-            os.makedirs(os.path.join(new, folder), exist_ok=True)
-            made.add(folder)
-        source, target = os.path.join(old, rel), os.path.join(new, rel)
-        try:
-            os.link(source, target)
-        except OSError:
-            Path(target).write_bytes(Path(source).read_bytes())
-
-
 def link_groups(groups: Iterable[dict[str, str]], old_dist: Path, new_dist: Path) -> list[tuple[str, int, str]]:
-    """Link the files of previous groups ({path: sha256}); (path, size, sha256) of each."""
-    old = str(old_dist)
-    out = []
-    for files in groups:
-        link_files(files, old_dist, new_dist)
-        out += [(rel, os.path.getsize(os.path.join(old, rel)), sha) for rel, sha in files.items()]
-    return out
+    """Link the files of previous groups ({path: sha256}) in this process; (path, size, sha256) of each."""
+    files = {rel: sha for group in groups for rel, sha in group.items()}
+    sizes = link.link_files(files, old_dist, new_dist)
+    return [(rel, size, sha) for (rel, sha), size in zip(files.items(), sizes, strict=True)]
+
+
+def link_groups_apart(groups: Iterable[dict[str, str]], old_dist: Path, new_dist: Path) -> Linking:
+    """Start linking the files of previous groups in a child process (link.Linker) and go on."""
+    files = {rel: sha for group in groups for rel, sha in group.items()}
+    return Linking(files, link.Linker(list(files), old_dist, new_dist))
+
+
+@dataclasses.dataclass
+class Linking:
+    """Files being linked by a child process."""
+
+    files: dict[str, str]
+    linker: link.Linker
+
+    def result(self) -> list[tuple[str, int, str]]:
+        """(path, size, sha256) of each file once all are linked."""
+        sizes = self.linker.result()
+        return [(rel, size, sha) for (rel, sha), size in zip(self.files.items(), sizes, strict=True)]
+
+    def cancel(self) -> None:
+        """Stop the child: the build failed."""
+        self.linker.close()
 
 
 def changes(old: dict[str, str], new: dict[str, str]) -> list[str]:

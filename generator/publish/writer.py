@@ -11,9 +11,6 @@ for duplicates before anything is written, and everything lands in a temporary s
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
-import ctypes
-import ctypes.util
 import dataclasses
 import hashlib
 import json
@@ -28,7 +25,7 @@ from typing import Any
 
 from generator.content.catalog import Catalog
 from generator.content.loader import read_plain
-from generator.publish import hosts, incremental, outdir, stamp
+from generator.publish import hosts, incremental, link, outdir, stamp
 from generator.publish.progress import Progress
 from generator.site import api, badges, csp, pages, routes, sitemap
 from generator.site.browser_data import WORKBENCH_LIMITS, encoded, finder_data, shared_data
@@ -324,22 +321,11 @@ def static_outputs(asset_files: dict[str, tuple[str, bytes]]) -> Iterator[Output
 
 _catalog: Catalog | None = None
 _settings: Settings | None = None
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent(parent: int) -> None:
-    """Have the kernel kill this worker when the build process dies (Linux), so no worker outlives it."""
-    name = ctypes.util.find_library("c")
-    if name is not None:
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(name).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(1)
 
 
 def _init(catalog: Catalog, settings: Settings, parent: int) -> None:
     global _catalog, _settings
-    _die_with_parent(parent)
+    link.die_with_parent(parent)
     # A worker is stopped by the parent (terminate) or by its death; a Ctrl-C goes to the parent alone.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -473,9 +459,9 @@ def write_site(
 ) -> tuple[Written, incremental.Manifest]:
     """Render what changed, link what did not; (every file with size and hash, the new manifest).
 
-    Linking is disk-bound (one mkdir per pair page's folder), so a thread links while the site
-    renders (and while the changed models render, when they do so in this process: worker
-    processes are forked before the thread starts).
+    Linking is disk-bound (one mkdir per pair page's folder): with several jobs a child process links
+    while the models and the site render; with one, a thread does (after the workers are forked, when
+    the models render in workers).
     """
     progress = progress or Progress(quiet=True)
     new = incremental.Manifest()
@@ -486,8 +472,12 @@ def write_site(
         new.models[slug] = plan.previous.models[slug]
     reused = [plan.previous.models[s]["files"] for s in plan.reuse]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    linked: concurrent.futures.Future[Written] | incremental.Linking | None = None
     try:
-        if jobs <= 1 or len(plan.models) <= 1:  # models render in this process: link meanwhile
+        if jobs > 1 and reused:  # a process of its own (started, not forked: workers may be forked after)
+            linked = incremental.link_groups_apart(reused, plan.old_dist, settings.root)
+            written += _render_models(catalog, settings, jobs, plan, new, rows, progress)
+        elif jobs <= 1 or len(plan.models) <= 1:  # models render in this process: link meanwhile
             linked = pool.submit(incremental.link_groups, reused, plan.old_dist, settings.root)
             written += _render_models(catalog, settings, jobs, plan, new, rows, progress)
         else:  # worker processes are forked: no thread may be running then
@@ -500,8 +490,12 @@ def write_site(
         written += site
         if reused:
             progress.start("unchanged files linked from the previous build")
-        written += linked.result()
+        written += linked.result() if linked is not None else []
         progress.end()
+    except BaseException:
+        if isinstance(linked, incremental.Linking):
+            linked.cancel()
+        raise
     finally:
         pool.shutdown(wait=True)
     seen: set[str] = set()
