@@ -103,12 +103,8 @@ def measure_output(out: Path) -> Output:
     return Output.of(deployed_files(out))
 
 
-def _verdict(value: int, limit: int | None) -> str:
+def _verdict(value: float, limit: float | None) -> str:
     return "no limit" if limit is None else f"{value / limit:.0%} of it, " + ("ok" if value <= limit else "OVER")
-
-
-def _ratio(value: float, limit: float) -> str:
-    return f"{value / limit:.0%} of it, " + ("ok" if value <= limit else "OVER")
 
 
 def budget_line(output: Output) -> str:
@@ -118,8 +114,8 @@ def budget_line(output: Output) -> str:
     per_bytes, per_files = output.per_pair()
     return (
         f"per pair ({output.pairs:,} pairs): {per_bytes / 1e3:,.1f} kB, budget ≤ {BUDGET_PAIR_BYTES / 1e3:g} kB: "
-        f"{_ratio(per_bytes, BUDGET_PAIR_BYTES)}; {per_files:.2f} files, budget ≤ {BUDGET_PAIR_FILES:g}: "
-        f"{_ratio(per_files, BUDGET_PAIR_FILES)}"
+        f"{_verdict(per_bytes, BUDGET_PAIR_BYTES)}; {per_files:.2f} files, budget ≤ {BUDGET_PAIR_FILES:g}: "
+        f"{_verdict(per_files, BUDGET_PAIR_FILES)}"
     )
 
 

@@ -163,16 +163,23 @@ def damaged(files: Mapping[str, str], old_dist: Path, jobs: int = 4) -> set[str]
         return {rel for (rel, _), is_bad in zip(items, pool.map(bad, items, chunksize=256), strict=True) if is_bad}
 
 
+def _files_of(groups: Iterable[dict[str, str]]) -> dict[str, str]:
+    return {rel: sha for group in groups for rel, sha in group.items()}
+
+
+def _with_sizes(files: dict[str, str], sizes: list[int]) -> list[tuple[str, int, str]]:
+    return [(rel, size, sha) for (rel, sha), size in zip(files.items(), sizes, strict=True)]
+
+
 def link_groups(groups: Iterable[dict[str, str]], old_dist: Path, new_dist: Path) -> list[tuple[str, int, str]]:
     """Link the files of previous groups ({path: sha256}) in this process; (path, size, sha256) of each."""
-    files = {rel: sha for group in groups for rel, sha in group.items()}
-    sizes = link.link_files(files, old_dist, new_dist)
-    return [(rel, size, sha) for (rel, sha), size in zip(files.items(), sizes, strict=True)]
+    files = _files_of(groups)
+    return _with_sizes(files, link.link_files(files, old_dist, new_dist))
 
 
 def link_groups_apart(groups: Iterable[dict[str, str]], old_dist: Path, new_dist: Path) -> Linking:
     """Start linking the files of previous groups in a child process (link.Linker) and go on."""
-    files = {rel: sha for group in groups for rel, sha in group.items()}
+    files = _files_of(groups)
     return Linking(files, link.Linker(list(files), old_dist, new_dist))
 
 
@@ -185,8 +192,7 @@ class Linking:
 
     def result(self) -> list[tuple[str, int, str]]:
         """(path, size, sha256) of each file once all are linked."""
-        sizes = self.linker.result()
-        return [(rel, size, sha) for (rel, sha), size in zip(self.files.items(), sizes, strict=True)]
+        return _with_sizes(self.files, self.linker.result())
 
     def cancel(self) -> None:
         """Stop the child: the build failed."""

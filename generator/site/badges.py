@@ -202,4 +202,4 @@ def entry(b: Badge) -> dict[str, object]:
 
 def shields(b: Badge) -> dict[str, object]:
     """The shields.io endpoint JSON: schemaVersion, label, message, color and nothing else."""
-    return {"schemaVersion": 1, "label": b.label, "message": b.message, "color": SHIELDS_COLORS[b.verdict]}
+    return {"schemaVersion": 1, **entry(b)}
